@@ -1,0 +1,70 @@
+package slicer
+
+// This file holds the index vocabulary shared by walking, extraction,
+// ranking and selection. The constructor lives in walk.go.
+
+// Index is a snapshot of the files a user would expect ctxtrim to consider
+// in one repository, with their symbols. It is read-only once built and safe
+// for concurrent readers.
+type Index struct {
+	Root    string // absolute path of the work tree (or plain directory)
+	Head    string // commit hash at HEAD; "" in a plain directory or empty repo
+	Files   []File // sorted by Path
+	Skipped []Skip // files left out, each with its reason
+}
+
+// File is one indexed file.
+type File struct {
+	Path    string   // slash-separated, relative to Index.Root
+	Size    int64    // bytes on disk
+	Lang    string   // language name ("go", "python", …); "" when indexed lexically only
+	Blob    string   // git blob hash (hex) of the content on disk
+	Status  Status   // relation to HEAD and the git index
+	Class   Class    // what kind of file it is, for down-weighting
+	Tokens  int      // quick estimate of the file's token count
+	Symbols []Symbol // definitions, in source order; nil for lexical files
+	Refs    []string // distinct identifiers the file uses, sorted
+}
+
+// Status says how a file differs from HEAD. The zero value is a clean,
+// tracked file.
+type Status uint8
+
+// Status bits.
+const (
+	Modified  Status = 1 << iota // work tree differs from the git index
+	Staged                       // git index differs from HEAD
+	Untracked                    // not in the git index, not ignored
+)
+
+// Class groups files that ranking treats alike.
+type Class uint8
+
+// Classes. Source is the zero value.
+const (
+	Source    Class = iota // code or text a user would want in a prompt
+	Test                   // tests of the source
+	Doc                    // prose: README, docs/
+	Config                 // build and configuration files
+	Vendored               // vendor/, third_party/, node_modules/
+	Generated              // "Code generated … DO NOT EDIT." and the like
+	Lock                   // dependency lock files
+	Minified               // minified bundles
+	Fixture                // large test fixtures and data
+)
+
+// Symbol is one definition in a source file.
+type Symbol struct {
+	Name      string // identifier as written
+	Kind      string // "function", "method", "type", "class", "const", …
+	Start     int    // first line, 1-based
+	End       int    // last line, inclusive
+	Signature string // the definition's header line(s), trimmed
+	Scope     string // enclosing definition's name, "" at top level
+}
+
+// Skip records a file that was not indexed and why.
+type Skip struct {
+	Path   string
+	Reason string
+}
