@@ -58,3 +58,9 @@ func isKnownEncoding(name string) bool {
 	i := sort.SearchStrings(knownEncodings, name)
 	return i < len(knownEncodings) && knownEncodings[i] == name
 }
+
+// NewEncodingCounter returns an exact Counter for a tiktoken encoding
+// (o200k_base, cl100k_base). It is safe for concurrent use.
+func NewEncodingCounter(encoding string) (Counter, error) {
+	return NewReferenceCounter(encoding)
+}
