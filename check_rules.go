@@ -1,0 +1,436 @@
+package main
+
+// This file holds the logic behind "ctxtrim check": which prompt files a
+// repository keeps for agents, the budget each one has, and how Codex
+// assembles AGENTS.md files. It is pure apart from reading the files it
+// checks; cmd_check.go owns flags, output and exit codes.
+//
+// Why it lives in package main: the only caller is the check command and the
+// pre-commit hook built on it; a library user who wants the same numbers
+// counts the files with budget.Counter directly. Moving it to a package would
+// add an exported API with no second user.
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+// Codex's project-doc rules (codex-rs/core/src/project_doc.rs, Codex docs
+// "Custom instructions with AGENTS.md"): in every directory from the git root
+// down to the working directory Codex takes the first of AGENTS.override.md,
+// AGENTS.md that exists, reads at most project_doc_max_bytes in total, cuts
+// the file that crosses the limit and drops the rest, and joins the parts
+// with blank lines. Whitespace-only files are skipped and cost nothing.
+const (
+	codexOverrideName = "AGENTS.override.md"
+	codexAgentsName   = "AGENTS.md"
+	// defaultProjectDocMaxBytes is Codex's project_doc_max_bytes default,
+	// 32 KiB. Codex truncates silently beyond it.
+	defaultProjectDocMaxBytes = 32 * 1024
+	// codexDocJoin is what Codex puts between two project docs.
+	codexDocJoin = "\n\n"
+)
+
+// Default budgets for the other prompt files, each with its source.
+const (
+	// claudeMDMaxChars is the size above which Claude Code warns "Large
+	// CLAUDE.md will impact performance (… chars > 40.0k)".
+	claudeMDMaxChars = 40000
+	// copilotInstructionsMaxChars: GitHub documented that Copilot code review
+	// reads only the first 4,000 characters of a custom instructions file.
+	copilotInstructionsMaxChars = 4000
+	// promptFileMaxTokens is the default for prompts/**: a prompt template is
+	// pasted into a request next to its payload, so it should stay a small
+	// share of a 32k-token review budget (a quarter).
+	promptFileMaxTokens = 8192
+)
+
+// checkRule is one budget: every file matching Glob must stay within each
+// non-zero limit. It is the element of [[check.files]] in .ctxtrim.toml.
+type checkRule struct {
+	Glob      string `toml:"glob" json:"glob"`
+	MaxTokens int    `toml:"max_tokens" json:"max_tokens,omitempty"`
+	MaxBytes  int    `toml:"max_bytes" json:"max_bytes,omitempty"`
+	MaxChars  int    `toml:"max_chars" json:"max_chars,omitempty"`
+	// Why is shown next to a failure, so the reader knows where the limit
+	// comes from.
+	Why string `toml:"why" json:"why,omitempty"`
+}
+
+// checkConfig is the [check] section of .ctxtrim.toml. The zero value means
+// the built-in defaults.
+type checkConfig struct {
+	// ProjectDocMaxBytes overrides Codex's 32 KiB; set it to the value in
+	// your Codex config.toml. Nil means the default; 0 turns the AGENTS.md
+	// check off (as it turns the docs off in Codex).
+	ProjectDocMaxBytes *int `toml:"project_doc_max_bytes"`
+	// AgentsMaxTokens, when non-zero, also caps the tokens of each assembled
+	// AGENTS.md chain.
+	AgentsMaxTokens int `toml:"agents_max_tokens"`
+	// NoDefaults drops the built-in rules for CLAUDE.md, Copilot and prompts/.
+	NoDefaults bool `toml:"no_defaults"`
+	// Files adds rules; a rule with the Glob of a built-in one replaces it.
+	Files []checkRule `toml:"files"`
+}
+
+// defaultCheckRules are the budgets used when .ctxtrim.toml says nothing.
+func defaultCheckRules() []checkRule {
+	return []checkRule{
+		{Glob: "**/CLAUDE.md", MaxChars: claudeMDMaxChars, Why: "Claude Code warns above 40.0k chars"},
+		{Glob: ".github/copilot-instructions.md", MaxChars: copilotInstructionsMaxChars, Why: "Copilot code review reads the first 4,000 chars"},
+		{Glob: "prompts/**", MaxTokens: promptFileMaxTokens, Why: "prompt template budget"},
+	}
+}
+
+// rules returns the effective rules: defaults (unless dropped) with
+// same-glob rules from the config replacing them, then the config's others.
+func (c *checkConfig) rules() ([]checkRule, error) {
+	var out []checkRule
+	if !c.NoDefaults {
+		out = defaultCheckRules()
+	}
+	for _, r := range c.Files {
+		if r.Glob == "" {
+			return nil, errors.New("check.files: rule without glob")
+		}
+		if !doublestar.ValidatePattern(r.Glob) {
+			return nil, fmt.Errorf("check.files: bad glob %q", r.Glob)
+		}
+		if r.MaxTokens < 0 || r.MaxBytes < 0 || r.MaxChars < 0 {
+			return nil, fmt.Errorf("check.files %q: negative limit", r.Glob)
+		}
+		if r.MaxTokens == 0 && r.MaxBytes == 0 && r.MaxChars == 0 {
+			return nil, fmt.Errorf("check.files %q: no limit (set max_tokens, max_bytes or max_chars)", r.Glob)
+		}
+		replaced := false
+		for i := range out {
+			if out[i].Glob == r.Glob {
+				out[i], replaced = r, true
+			}
+		}
+		if !replaced {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func (c *checkConfig) projectDocMaxBytes() int {
+	if c.ProjectDocMaxBytes == nil {
+		return defaultProjectDocMaxBytes
+	}
+	return *c.ProjectDocMaxBytes
+}
+
+// checkResult is the verdict on one file.
+type checkResult struct {
+	Status string `json:"status"` // "ok", "over" or "warn"
+	Path   string `json:"path"`   // slash-separated, relative to the repo root
+	Tokens int    `json:"tokens"`
+	Bytes  int    `json:"bytes"`
+	Chars  int    `json:"chars"`
+	// Rule names the budget: a glob, or "codex AGENTS.md chain".
+	Rule      string `json:"rule"`
+	MaxTokens int    `json:"max_tokens,omitempty"`
+	MaxBytes  int    `json:"max_bytes,omitempty"`
+	MaxChars  int    `json:"max_chars,omitempty"`
+	// Chain, for AGENTS files, lists the files Codex concatenates when it
+	// runs in this file's directory, root first, and their total as Codex
+	// counts it (file bytes, whitespace-only files excluded).
+	Chain      []string `json:"chain,omitempty"`
+	ChainBytes int      `json:"chain_bytes,omitempty"`
+	ChainTok   int      `json:"chain_tokens,omitempty"`
+	// Message explains a failure or warning in one sentence.
+	Message string `json:"message,omitempty"`
+}
+
+// checkReport is the outcome of checking a repository.
+type checkReport struct {
+	Root    string        `json:"root"`
+	Results []checkResult `json:"results"`
+}
+
+// Over counts results over budget.
+func (r *checkReport) Over() int {
+	n := 0
+	for _, x := range r.Results {
+		if x.Status == "over" {
+			n++
+		}
+	}
+	return n
+}
+
+// findRepoRoot walks up from dir to the first directory holding .git (a
+// directory, or a file in a linked worktree), as Codex does. Without one, dir
+// itself is the root.
+func findRepoRoot(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	for d := abs; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return d, nil
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return abs, nil
+		}
+		d = parent
+	}
+}
+
+// promptFiles lists the repository's files (slash paths relative to root),
+// skipping .git and whatever .gitignore files ignore, sorted.
+func promptFiles(root string) ([]string, error) {
+	patterns, err := gitignore.ReadPatterns(osfs.New(root), nil)
+	if err != nil {
+		return nil, fmt.Errorf("read .gitignore files: %w", err)
+	}
+	m := gitignore.NewMatcher(patterns)
+	var files []string
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // an unreadable directory is not a prompt file
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if d.Name() == ".git" || m.Match(strings.Split(rel, "/"), true) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
+			return nil
+		}
+		if !m.Match(strings.Split(rel, "/"), false) {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk %s: %w", root, err)
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// checkRepo checks every prompt file under root. Files are read, never
+// written. c counts tokens.
+func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, error) {
+	rules, err := cfg.rules()
+	if err != nil {
+		return nil, err
+	}
+	files, err := promptFiles(root)
+	if err != nil {
+		return nil, err
+	}
+	rep := &checkReport{Root: root}
+	read := func(rel string) ([]byte, error) {
+		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", rel, err)
+		}
+		return b, nil
+	}
+
+	if max := cfg.projectDocMaxBytes(); max > 0 {
+		agents, err := checkAgentsChains(files, read, max, cfg.AgentsMaxTokens, c)
+		if err != nil {
+			return nil, err
+		}
+		rep.Results = append(rep.Results, agents...)
+	}
+
+	for _, f := range files {
+		var rule *checkRule
+		for i := range rules {
+			if ok, _ := doublestar.Match(rules[i].Glob, f); ok {
+				rule = &rules[i] // the last matching rule wins, so config rules beat defaults
+			}
+		}
+		if rule == nil {
+			continue
+		}
+		b, err := read(f)
+		if err != nil {
+			return nil, err
+		}
+		res := checkResult{Status: "ok", Path: f, Rule: rule.Glob,
+			MaxTokens: rule.MaxTokens, MaxBytes: rule.MaxBytes, MaxChars: rule.MaxChars,
+			Bytes: len(b), Chars: utf8.RuneCount(b), Tokens: c.Count(string(b))}
+		var over []string
+		if rule.MaxTokens > 0 && res.Tokens > rule.MaxTokens {
+			over = append(over, fmt.Sprintf("%d tokens > %d", res.Tokens, rule.MaxTokens))
+		}
+		if rule.MaxBytes > 0 && res.Bytes > rule.MaxBytes {
+			over = append(over, fmt.Sprintf("%d bytes > %d", res.Bytes, rule.MaxBytes))
+		}
+		if rule.MaxChars > 0 && res.Chars > rule.MaxChars {
+			over = append(over, fmt.Sprintf("%d chars > %d", res.Chars, rule.MaxChars))
+		}
+		if len(over) > 0 {
+			res.Status = "over"
+			res.Message = strings.Join(over, ", ")
+			if rule.Why != "" {
+				res.Message += " (" + rule.Why + ")"
+			}
+		}
+		rep.Results = append(rep.Results, res)
+	}
+	sort.SliceStable(rep.Results, func(i, j int) bool { return rep.Results[i].Path < rep.Results[j].Path })
+	return rep, nil
+}
+
+// checkAgentsChains reports every AGENTS file Codex would load: for the
+// directory of each, the chain Codex assembles from the root down, and
+// whether it fits maxBytes (and maxTokens when non-zero).
+func checkAgentsChains(files []string, read func(string) ([]byte, error), maxBytes, maxTokens int, c budget.Counter) ([]checkResult, error) {
+	// The file Codex picks in each directory: the override when it exists,
+	// even if empty (then the directory contributes nothing).
+	picked := map[string]string{} // dir ("" for root) -> file
+	shadowed := map[string]string{}
+	for _, f := range files {
+		dir, name := path.Split(f)
+		dir = strings.TrimSuffix(dir, "/")
+		switch name {
+		case codexOverrideName:
+			if prev, ok := picked[dir]; ok {
+				shadowed[dir] = prev
+			}
+			picked[dir] = f
+		case codexAgentsName:
+			if _, ok := picked[dir]; ok {
+				shadowed[dir] = f
+			} else {
+				picked[dir] = f
+			}
+		}
+	}
+	dirs := make([]string, 0, len(picked))
+	for d := range picked {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+
+	contents := map[string][]byte{}
+	for _, d := range dirs {
+		b, err := read(picked[d])
+		if err != nil {
+			return nil, err
+		}
+		contents[d] = b
+	}
+
+	var out []checkResult
+	for _, d := range dirs {
+		f := picked[d]
+		b := contents[d]
+		res := checkResult{Status: "ok", Path: f, Rule: "codex AGENTS.md chain",
+			MaxBytes: maxBytes, MaxTokens: maxTokens,
+			Bytes: len(b), Chars: utf8.RuneCount(b), Tokens: c.Count(string(b))}
+
+		// The chain: ancestors of d (root first) that have a picked file.
+		var chain []string
+		for _, a := range ancestors(d) {
+			if _, ok := picked[a]; ok {
+				chain = append(chain, a)
+			}
+		}
+		remaining := maxBytes
+		var cut, dropped []string
+		cutBytes, cutLine := 0, 0
+		for _, a := range chain {
+			data := contents[a]
+			if strings.TrimSpace(string(data)) == "" {
+				continue
+			}
+			res.Chain = append(res.Chain, picked[a])
+			res.ChainBytes += len(data)
+			if remaining == 0 {
+				dropped = append(dropped, picked[a])
+				continue
+			}
+			if len(data) > remaining {
+				cut = append(cut, picked[a])
+				cutBytes = len(data) - remaining
+				cutLine = 1 + strings.Count(string(data[:remaining]), "\n")
+				data = data[:remaining]
+			}
+			remaining -= len(data)
+		}
+		full := make([]string, 0, len(res.Chain))
+		for _, a := range chain {
+			if s := string(contents[a]); strings.TrimSpace(s) != "" {
+				full = append(full, s)
+			}
+		}
+		res.ChainTok = c.Count(strings.Join(full, codexDocJoin))
+
+		var msgs []string
+		if len(cut) > 0 || len(dropped) > 0 {
+			res.Status = "over"
+			m := fmt.Sprintf("chain is %d bytes > %d (Codex project_doc_max_bytes): Codex silently", res.ChainBytes, maxBytes)
+			if len(cut) > 0 {
+				m += fmt.Sprintf(" cuts the last %d bytes of %s (from line %d on)", cutBytes, cut[0], cutLine)
+			}
+			if len(dropped) > 0 {
+				if len(cut) > 0 {
+					m += " and"
+				}
+				m += " drops " + strings.Join(dropped, ", ")
+			}
+			msgs = append(msgs, m)
+		}
+		if maxTokens > 0 && res.ChainTok > maxTokens {
+			res.Status = "over"
+			msgs = append(msgs, fmt.Sprintf("chain is %d tokens > %d", res.ChainTok, maxTokens))
+		}
+		if s, ok := shadowed[d]; ok && res.Status == "ok" {
+			res.Status = "warn"
+			if strings.TrimSpace(string(b)) == "" {
+				msgs = append(msgs, fmt.Sprintf("empty %s hides %s: Codex loads neither", f, s))
+			} else {
+				msgs = append(msgs, fmt.Sprintf("%s hides %s: Codex loads only the override", f, s))
+			}
+		}
+		res.Message = strings.Join(msgs, "; ")
+		out = append(out, res)
+	}
+	return out, nil
+}
+
+// ancestors returns "" (the root), then each prefix directory of d, then d.
+func ancestors(d string) []string {
+	out := []string{""}
+	if d == "" {
+		return out
+	}
+	parts := strings.Split(d, "/")
+	for i := range parts {
+		out = append(out, strings.Join(parts[:i+1], "/"))
+	}
+	return out
+}

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+func init() {
+	commands["check"] = command{summary: "check agent prompt files (AGENTS.md, CLAUDE.md, …) or the staged diff against their budgets", run: runCheck}
+}
+
+const checkUsage = `usage: ctxtrim check [flags] [FILE...]
+       ctxtrim check -staged-diff [-budget N] [-instructions FILE] [-max-parts N]
+
+Checks the prompt files a repository keeps for agents against their budgets
+and reports, per file, tokens, bytes and chars against the limit. It never
+modifies a file. Exit status 0 when all fit, 5 when one is over budget.
+
+Files and default budgets (override in the [check] section of .ctxtrim.toml):
+  AGENTS.md, AGENTS.override.md    the chain Codex concatenates from the repo
+                                   root down, ≤ project_doc_max_bytes (32 KiB);
+                                   Codex cuts the rest silently
+  **/CLAUDE.md                     ≤ 40,000 chars (Claude Code warns above)
+  .github/copilot-instructions.md  ≤ 4,000 chars (Copilot code review)
+  prompts/**                       ≤ 8,192 tokens
+
+With FILE arguments, only results for those files (or chains holding them)
+are reported. With -staged-diff, checks instead whether "git diff --cached"
+fits one review request of -budget tokens, and how many parts it needs.
+
+.ctxtrim.toml:
+  [check]
+  project_doc_max_bytes = 32768   # as in your Codex config; 0 turns it off
+  agents_max_tokens = 0           # also cap each chain's tokens
+  no_defaults = false             # drop the built-in rules
+  review_budget = 32000           # tokens per review request (-staged-diff)
+  [[check.files]]
+  glob = "docs/prompts/*.md"      # doublestar pattern, relative to the root
+  max_tokens = 4000               # and/or max_bytes, max_chars
+  why = "fits the triage prompt"
+
+Flags:
+`
+
+// checkOptions are the flags of "ctxtrim check".
+type checkOptions struct {
+	dir          string
+	configPath   string
+	encoding     string
+	jsonOut      bool
+	stagedDiff   bool
+	budget       int
+	instructions string
+	maxParts     int
+}
+
+// checkFile is the part of .ctxtrim.toml that check reads.
+type checkFile struct {
+	Check struct {
+		checkConfig
+		ReviewBudget int `toml:"review_budget"`
+	} `toml:"check"`
+}
+
+func runCheck(e *env, args []string) int {
+	var o checkOptions
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { fmt.Fprint(e.stderr, checkUsage); fs.PrintDefaults() }
+	fs.StringVar(&o.dir, "C", ".", "run in `DIR` (any directory inside the repository)")
+	fs.StringVar(&o.configPath, "config", "", "read budgets from `FILE` (default: .ctxtrim.toml at the repository root)")
+	fs.StringVar(&o.encoding, "encoding", budget.O200kBase, "count tokens with `ENCODING`")
+	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
+	fs.BoolVar(&o.stagedDiff, "staged-diff", false, "check the staged diff against a review budget instead of prompt files")
+	fs.IntVar(&o.budget, "budget", 0, "review request budget in `TOKENS` for -staged-diff (default: review_budget in config, else 32000)")
+	fs.StringVar(&o.instructions, "instructions", "", "review instructions `FILE` sent with every part (-staged-diff)")
+	fs.IntVar(&o.maxParts, "max-parts", 0, "with -staged-diff, fail when the review needs more than `N` parts (0: report only)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if o.budget < 0 || o.maxParts < 0 {
+		return e.fail(exitUsage, errors.New("-budget and -max-parts must not be negative"))
+	}
+	if !o.stagedDiff && (o.budget != 0 || o.instructions != "" || o.maxParts != 0) {
+		return e.fail(exitUsage, errors.New("-budget, -instructions and -max-parts need -staged-diff"))
+	}
+	if o.stagedDiff && fs.NArg() > 0 {
+		return e.fail(exitUsage, errors.New("-staged-diff takes no FILE arguments"))
+	}
+
+	root, err := findRepoRoot(o.dir)
+	if err != nil {
+		return e.fail(exitError, err)
+	}
+	cfg, err := loadCheckConfig(root, o.configPath)
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	counter, err := budget.NewEncodingCounter(o.encoding)
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	if o.stagedDiff {
+		return runCheckDiff(e, root, &o, cfg, counter)
+	}
+
+	rep, err := checkRepo(root, &cfg.Check.checkConfig, counter)
+	if err != nil {
+		return e.fail(exitError, err)
+	}
+	if fs.NArg() > 0 {
+		rep.Results = filterResults(rep.Results, root, o.dir, fs.Args())
+	}
+	if o.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return e.fail(exitError, err)
+		}
+	} else if err := writeCheckTable(e.stdout, rep); err != nil {
+		return e.fail(exitError, err)
+	}
+	if n := rep.Over(); n > 0 {
+		return e.fail(exitNoFit, fmt.Errorf("%d of %d prompt files over budget", n, len(rep.Results)))
+	}
+	return exitOK
+}
+
+// loadCheckConfig reads the [check] section of the config file: explicit
+// path, else .ctxtrim.toml at the root when it exists. Unknown keys under
+// [check] are an error, so a typo never silently disables a budget.
+func loadCheckConfig(root, explicit string) (*checkFile, error) {
+	var cf checkFile
+	p := explicit
+	if p == "" {
+		p = filepath.Join(root, ".ctxtrim.toml")
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return &cf, nil
+		}
+	}
+	md, err := toml.DecodeFile(p, &cf)
+	if err != nil {
+		return nil, fmt.Errorf("read config %s: %w", p, err)
+	}
+	for _, k := range md.Undecoded() {
+		if len(k) > 0 && k[0] == "check" {
+			return nil, fmt.Errorf("config %s: unknown key %q (known in [check]: project_doc_max_bytes, agents_max_tokens, no_defaults, review_budget, files)", p, k.String())
+		}
+	}
+	if v := cf.Check.ProjectDocMaxBytes; v != nil && *v < 0 {
+		return nil, fmt.Errorf("config %s: check.project_doc_max_bytes must not be negative", p)
+	}
+	if _, err := cf.Check.rules(); err != nil {
+		return nil, fmt.Errorf("config %s: %w", p, err)
+	}
+	return &cf, nil
+}
+
+// filterResults keeps the results about the named files: the file itself, or
+// an AGENTS chain that holds it. Names are relative to the directory the user
+// ran in (pre-commit passes them relative to the root, where it runs).
+func filterResults(rs []checkResult, root, dir string, names []string) []checkResult {
+	want := map[string]bool{}
+	absDir, _ := filepath.Abs(dir)
+	for _, n := range names {
+		if !filepath.IsAbs(n) {
+			n = filepath.Join(absDir, n)
+		}
+		if rel, err := filepath.Rel(root, n); err == nil {
+			want[filepath.ToSlash(rel)] = true
+		}
+	}
+	var out []checkResult
+	for _, r := range rs {
+		keep := want[r.Path]
+		for _, c := range r.Chain {
+			keep = keep || want[c]
+		}
+		if keep {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func writeCheckTable(w io.Writer, rep *checkReport) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tFILE\tTOKENS\tBYTES\tCHARS\tLIMIT")
+	for _, r := range rep.Results {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", r.Status, r.Path, r.Tokens, r.Bytes, r.Chars, limitText(r))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, r := range rep.Results {
+		if r.Message != "" {
+			if _, err := fmt.Fprintf(w, "%s: %s: %s\n", r.Status, r.Path, r.Message); err != nil {
+				return err
+			}
+		}
+	}
+	if len(rep.Results) == 0 {
+		_, err := fmt.Fprintln(w, "no prompt files found")
+		return err
+	}
+	return nil
+}
+
+// limitText renders a result's budget, e.g. "chain 5120/32768 bytes".
+func limitText(r checkResult) string {
+	var parts []string
+	if r.Chain != nil || r.Rule == "codex AGENTS.md chain" {
+		parts = append(parts, fmt.Sprintf("chain %d/%d bytes", r.ChainBytes, r.MaxBytes))
+		if r.MaxTokens > 0 {
+			parts = append(parts, fmt.Sprintf("chain %d/%d tokens", r.ChainTok, r.MaxTokens))
+		}
+		return strings.Join(parts, ", ")
+	}
+	if r.MaxTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d tokens", r.MaxTokens))
+	}
+	if r.MaxBytes > 0 {
+		parts = append(parts, fmt.Sprintf("%d bytes", r.MaxBytes))
+	}
+	if r.MaxChars > 0 {
+		parts = append(parts, fmt.Sprintf("%d chars", r.MaxChars))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// defaultReviewBudget is the review request size assumed by -staged-diff
+// when neither -budget nor review_budget is set: a 32k-token request is the
+// size teams commonly give a review step, well inside every current window.
+const defaultReviewBudget = 32000
+
+// runCheckDiff reports whether the staged diff fits one review request.
+func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget.Counter) int {
+	limit := o.budget
+	if limit == 0 {
+		limit = cfg.Check.ReviewBudget
+	}
+	if limit == 0 {
+		limit = defaultReviewBudget
+	}
+	var instr string
+	if o.instructions != "" {
+		b, err := os.ReadFile(o.instructions)
+		if err != nil {
+			return e.fail(exitError, fmt.Errorf("read instructions: %w", err))
+		}
+		instr = string(b)
+	}
+	cmd := exec.Command("git", "diff", "--cached", "--no-color", "--no-ext-diff")
+	cmd.Dir = root
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	diff, err := cmd.Output()
+	if err != nil {
+		return e.fail(exitError, fmt.Errorf("git diff --cached: %w: %s", err, strings.TrimSpace(stderr.String())))
+	}
+	est, err := estimateReviewParts(string(diff), instr, limit, c)
+	if err != nil {
+		return e.fail(exitNoFit, err)
+	}
+	if o.jsonOut {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(est); err != nil {
+			return e.fail(exitError, err)
+		}
+	} else {
+		fmt.Fprintf(e.stdout, "staged diff: %d tokens in %d files; instructions %d tokens; budget %d tokens per request\n",
+			est.DiffTokens, est.Files, est.InstructionTokens, est.Budget)
+		switch {
+		case est.DiffTokens == 0:
+			fmt.Fprintln(e.stdout, "nothing staged")
+		case est.Parts == 1:
+			fmt.Fprintln(e.stdout, "fits one review request")
+		default:
+			fmt.Fprintf(e.stdout, "needs splitting: %d parts (git diff --cached | ctxtrim split --budget %d)\n", est.Parts, est.Budget)
+		}
+	}
+	if o.maxParts > 0 && est.Parts > o.maxParts {
+		return e.fail(exitNoFit, fmt.Errorf("staged diff needs %d review parts of %d tokens, more than -max-parts %d", est.Parts, limit, o.maxParts))
+	}
+	return exitOK
+}
+
+// reviewEstimate is the outcome of -staged-diff.
+type reviewEstimate struct {
+	Budget            int `json:"budget"`
+	DiffTokens        int `json:"diff_tokens"`
+	InstructionTokens int `json:"instruction_tokens"`
+	Files             int `json:"files"`
+	Parts             int `json:"parts"`
+}
+
+// reviewPartHeaderTokens reserves room for the "part i of n" header each
+// part carries.
+const reviewPartHeaderTokens = 32
+
+// estimateReviewParts packs the diff's per-file sections greedily, in order,
+// into parts of at most limit tokens, each holding the instructions and a
+// part header; a file section larger than a part counts as as many parts as
+// its tokens need. It is the count "ctxtrim split" would need at most when
+// it cuts only at file and line boundaries.
+func estimateReviewParts(diff, instructions string, limit int, c budget.Counter) (*reviewEstimate, error) {
+	est := &reviewEstimate{Budget: limit, InstructionTokens: c.Count(instructions)}
+	room := limit - est.InstructionTokens - reviewPartHeaderTokens
+	if room <= 0 {
+		return nil, fmt.Errorf("instructions (%d tokens) leave no room in a %d-token review request", est.InstructionTokens, limit)
+	}
+	sections := splitDiffFiles(diff)
+	est.Files = len(sections)
+	used := 0
+	for _, s := range sections {
+		n := c.Count(s)
+		est.DiffTokens += n
+		switch {
+		case n > room:
+			// Cut at line boundaries into full parts; the next file starts
+			// a new part (conservative: the last piece may have room left).
+			est.Parts += (n + room - 1) / room
+			used = room
+		case est.Parts == 0 || used+n > room:
+			est.Parts++
+			used = n
+		default:
+			used += n
+		}
+	}
+	return est, nil
+}
+
+// splitDiffFiles cuts a unified git diff at its "diff --git " lines.
+func splitDiffFiles(diff string) []string {
+	if diff == "" {
+		return nil
+	}
+	var out []string
+	start := 0
+	for i := 0; i < len(diff); {
+		j := strings.IndexByte(diff[i:], '\n')
+		next := len(diff)
+		if j >= 0 {
+			next = i + j + 1
+		}
+		if i > start && strings.HasPrefix(diff[i:], "diff --git ") {
+			out = append(out, diff[start:i])
+			start = i
+		}
+		i = next
+	}
+	return append(out, diff[start:])
+}

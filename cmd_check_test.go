@@ -1,0 +1,320 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// checkLenCounter counts one token per byte, so expected counts in these
+// tests are plain arithmetic.
+type checkLenCounter struct{}
+
+func (checkLenCounter) Count(s string) int { return len(s) }
+
+// writeCheckTree creates files (slash paths → content) under a new temp
+// directory that holds an empty .git directory, and returns it.
+func writeCheckTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func checkIntPtr(n int) *int { return &n }
+
+func TestCheckRepo(t *testing.T) {
+	type row struct {
+		Status, Path string
+		Bytes        int
+		Chain        []string
+		ChainBytes   int
+		Message      string
+	}
+	a := strings.Repeat("a", 60)
+	b := strings.Repeat("b", 50)
+	tests := []struct {
+		name  string
+		files map[string]string
+		cfg   checkConfig
+		want  []row
+	}{
+		{
+			name:  "codex chain within limit",
+			files: map[string]string{"AGENTS.md": a, "svc/AGENTS.md": b},
+			cfg:   checkConfig{ProjectDocMaxBytes: checkIntPtr(110), NoDefaults: true},
+			want: []row{
+				{Status: "ok", Path: "AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md"}, ChainBytes: 60},
+				{Status: "ok", Path: "svc/AGENTS.md", Bytes: 50, Chain: []string{"AGENTS.md", "svc/AGENTS.md"}, ChainBytes: 110},
+			},
+		},
+		{
+			name:  "codex chain cut: the deepest file loses the overshoot",
+			files: map[string]string{"AGENTS.md": a, "svc/AGENTS.md": b},
+			cfg:   checkConfig{ProjectDocMaxBytes: checkIntPtr(100), NoDefaults: true},
+			want: []row{
+				{Status: "ok", Path: "AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md"}, ChainBytes: 60},
+				{Status: "over", Path: "svc/AGENTS.md", Bytes: 50, Chain: []string{"AGENTS.md", "svc/AGENTS.md"}, ChainBytes: 110,
+					Message: "chain is 110 bytes > 100 (Codex project_doc_max_bytes): Codex silently cuts the last 10 bytes of svc/AGENTS.md (from line 1 on)"},
+			},
+		},
+		{
+			name:  "codex drops files after the limit is reached",
+			files: map[string]string{"AGENTS.md": a, "x/AGENTS.md": a, "x/y/AGENTS.md": b},
+			cfg:   checkConfig{ProjectDocMaxBytes: checkIntPtr(60), NoDefaults: true},
+			want: []row{
+				{Status: "ok", Path: "AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md"}, ChainBytes: 60},
+				{Status: "over", Path: "x/AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md", "x/AGENTS.md"}, ChainBytes: 120,
+					Message: "chain is 120 bytes > 60 (Codex project_doc_max_bytes): Codex silently drops x/AGENTS.md"},
+				{Status: "over", Path: "x/y/AGENTS.md", Bytes: 50, Chain: []string{"AGENTS.md", "x/AGENTS.md", "x/y/AGENTS.md"}, ChainBytes: 170,
+					Message: "chain is 170 bytes > 60 (Codex project_doc_max_bytes): Codex silently drops x/AGENTS.md, x/y/AGENTS.md"},
+			},
+		},
+		{
+			name:  "override wins; whitespace-only files cost nothing",
+			files: map[string]string{"AGENTS.md": a, "AGENTS.override.md": b, "svc/AGENTS.md": " \n"},
+			cfg:   checkConfig{NoDefaults: true},
+			want: []row{
+				{Status: "warn", Path: "AGENTS.override.md", Bytes: 50, Chain: []string{"AGENTS.override.md"}, ChainBytes: 50,
+					Message: "AGENTS.override.md hides AGENTS.md: Codex loads only the override"},
+				{Status: "ok", Path: "svc/AGENTS.md", Bytes: 2, Chain: []string{"AGENTS.override.md"}, ChainBytes: 50},
+			},
+		},
+		{
+			name:  "project_doc_max_bytes = 0 turns the chain check off",
+			files: map[string]string{"AGENTS.md": a},
+			cfg:   checkConfig{ProjectDocMaxBytes: checkIntPtr(0), NoDefaults: true},
+			want:  nil,
+		},
+		{
+			name: "default rules: CLAUDE.md chars, copilot chars, prompts tokens",
+			files: map[string]string{
+				"CLAUDE.md":                       strings.Repeat("é", claudeMDMaxChars), // 2 bytes per char: chars count
+				"sub/CLAUDE.md":                   strings.Repeat("x", claudeMDMaxChars+1),
+				".github/copilot-instructions.md": strings.Repeat("x", copilotInstructionsMaxChars+1),
+				"prompts/review/go.md":            strings.Repeat("x", promptFileMaxTokens),
+				"docs/notes.md":                   "not a prompt file",
+			},
+			want: []row{
+				{Status: "over", Path: ".github/copilot-instructions.md", Bytes: copilotInstructionsMaxChars + 1,
+					Message: "4001 chars > 4000 (Copilot code review reads the first 4,000 chars)"},
+				{Status: "ok", Path: "CLAUDE.md", Bytes: 2 * claudeMDMaxChars},
+				{Status: "ok", Path: "prompts/review/go.md", Bytes: promptFileMaxTokens},
+				{Status: "over", Path: "sub/CLAUDE.md", Bytes: claudeMDMaxChars + 1,
+					Message: "40001 chars > 40000 (Claude Code warns above 40.0k chars)"},
+			},
+		},
+		{
+			name:  "config rule replaces the default of the same glob and adds others",
+			files: map[string]string{"prompts/a.md": b, "docs/sys.txt": a},
+			cfg: checkConfig{Files: []checkRule{
+				{Glob: "prompts/**", MaxTokens: 40},
+				{Glob: "docs/*.txt", MaxBytes: 100, Why: "system prompt"},
+			}},
+			want: []row{
+				{Status: "ok", Path: "docs/sys.txt", Bytes: 60},
+				{Status: "over", Path: "prompts/a.md", Bytes: 50, Message: "50 tokens > 40"},
+			},
+		},
+		{
+			name:  "gitignored files are not checked",
+			files: map[string]string{".gitignore": "build/\n", "build/AGENTS.md": a, "build/prompts/x.md": a},
+			cfg:   checkConfig{},
+			want:  nil,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			root := writeCheckTree(t, tc.files)
+			rep, err := checkRepo(root, &tc.cfg, checkLenCounter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []row
+			for _, r := range rep.Results {
+				got = append(got, row{r.Status, r.Path, r.Bytes, r.Chain, r.ChainBytes, r.Message})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("checkRepo (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestCheckRulesRejectsBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		rule checkRule
+		want string
+	}{
+		{"no glob", checkRule{MaxTokens: 1}, "rule without glob"},
+		{"bad glob", checkRule{Glob: "[", MaxTokens: 1}, `bad glob "["`},
+		{"no limit", checkRule{Glob: "x"}, "no limit"},
+		{"negative", checkRule{Glob: "x", MaxBytes: -1}, "negative limit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := checkConfig{Files: []checkRule{tc.rule}}
+			_, err := c.rules()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("rules() error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestEstimateReviewParts(t *testing.T) {
+	file := func(name string, n int) string {
+		h := "diff --git a/" + name + " b/" + name + "\n"
+		return h + strings.Repeat("x", n-len(h)-1) + "\n"
+	}
+	room := func(limit, instr int) int { return limit - instr - reviewPartHeaderTokens }
+	tests := []struct {
+		name         string
+		diff         string
+		instr        string
+		limit        int
+		wantParts    int
+		wantFiles    int
+		wantDiffToks int
+	}{
+		{"empty", "", "", 1000, 0, 0, 0},
+		{"one small file", file("a", 100), "", 1000, 1, 1, 100},
+		{"two files share a part", file("a", 400) + file("b", 400), "", 1000, 1, 2, 800},
+		{"second file opens a part", file("a", 600) + file("b", 600), "", 1000, 2, 2, 1200},
+		{"instructions shrink the room", file("a", 500) + file("b", 400), strings.Repeat("i", 100), 1000, 2, 2, 900},
+		{"oversized file is cut into full parts", file("a", 3*room(1000, 0)) + file("b", 10), "", 1000, 4, 2, 3*room(1000, 0) + 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			est, err := estimateReviewParts(tc.diff, tc.instr, tc.limit, checkLenCounter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := []int{est.Parts, est.Files, est.DiffTokens}
+			want := []int{tc.wantParts, tc.wantFiles, tc.wantDiffToks}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("parts, files, tokens (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := estimateReviewParts("x", strings.Repeat("i", 990), 1000, checkLenCounter{}); err == nil {
+		t.Error("instructions filling the budget: want an error")
+	}
+}
+
+// TestRunCheck drives the command as the CLI does, with the real counter.
+func TestRunCheck(t *testing.T) {
+	root := writeCheckTree(t, map[string]string{
+		"AGENTS.md":     "# Rules\nRun go test.\n",
+		"svc/AGENTS.md": strings.Repeat("Keep handlers small.\n", 2000), // 42,000 bytes
+		"CLAUDE.md":     "See AGENTS.md.\n",
+		".ctxtrim.toml": "[check]\nreview_budget = 5000\n",
+	})
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantOut    []string
+		wantStderr string
+	}{
+		{"over", []string{"-C", root}, exitNoFit,
+			[]string{"over: svc/AGENTS.md: chain is 42021 bytes > 32768", "chain 42021/32768 bytes", "cuts the last 9253 bytes of svc/AGENTS.md"},
+			"ctxtrim: 1 of 3 prompt files over budget\n"},
+		{"filter to a fitting file", []string{"-C", root, filepath.Join(root, "CLAUDE.md")}, exitOK,
+			[]string{"CLAUDE.md", "40000 chars"}, ""},
+		{"config raises the limit", []string{"-C", root, "-config", checkWriteFile(t, "[check]\nproject_doc_max_bytes = 65536\n")}, exitOK,
+			[]string{"chain 42021/65536 bytes"}, ""},
+		{"unknown config key", []string{"-C", root, "-config", checkWriteFile(t, "[check]\nproject_doc_max_byte = 1\n")}, exitUsage,
+			nil, "unknown key \"check.project_doc_max_byte\""},
+		{"diff flags need -staged-diff", []string{"-budget", "10"}, exitUsage, nil, "need -staged-diff"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(append([]string{"check"}, tc.args...), strings.NewReader(""), &out, &errb)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.wantCode, errb.String())
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout lacks %q:\n%s", w, out.String())
+				}
+			}
+			if !strings.Contains(errb.String(), tc.wantStderr) {
+				t.Errorf("stderr = %q, want it to contain %q", errb.String(), tc.wantStderr)
+			}
+		})
+	}
+
+	t.Run("json", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		run([]string{"check", "-C", root, "-json"}, strings.NewReader(""), &out, &errb)
+		var rep checkReport
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
+		}
+		if len(rep.Results) != 3 || rep.Over() != 1 {
+			t.Errorf("results = %+v, want 3 with 1 over", rep.Results)
+		}
+	})
+}
+
+func TestRunCheckStagedDiff(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.email=t@t", "-c", "user.name=t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	for i, n := range []int{3000, 3000, 3000} {
+		p := filepath.Join(root, "f"+string(rune('a'+i))+".txt")
+		if err := os.WriteFile(p, []byte(strings.Repeat("line of text number\n", n/4)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", ".")
+	var out, errb bytes.Buffer
+	code := run([]string{"check", "-C", root, "-staged-diff", "-budget", "1000", "-max-parts", "2"}, strings.NewReader(""), &out, &errb)
+	if code != exitNoFit || !strings.Contains(out.String(), "needs splitting") || !strings.Contains(errb.String(), "more than -max-parts 2") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	code = run([]string{"check", "-C", root, "-staged-diff", "-budget", "100000"}, strings.NewReader(""), &out, &errb)
+	if code != exitOK || !strings.Contains(out.String(), "fits one review request") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+}
+
+func checkWriteFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
