@@ -47,6 +47,7 @@ fits one review request of -budget tokens, and how many parts it needs.
   agents_max_tokens = 0           # also cap each chain's tokens
   no_defaults = false             # drop the built-in rules
   review_budget = 32000           # tokens per review request (-staged-diff)
+  review_max_parts = 0            # -staged-diff fails above this many parts
   [[check.files]]
   glob = "docs/prompts/*.md"      # doublestar pattern, relative to the root
   max_tokens = 4000               # and/or max_bytes, max_chars
@@ -71,7 +72,8 @@ type checkOptions struct {
 type checkFile struct {
 	Check struct {
 		checkConfig
-		ReviewBudget int `toml:"review_budget"`
+		ReviewBudget   int `toml:"review_budget"`
+		ReviewMaxParts int `toml:"review_max_parts"`
 	} `toml:"check"`
 }
 
@@ -160,8 +162,11 @@ func loadCheckConfig(root, explicit string) (*checkFile, error) {
 	}
 	for _, k := range md.Undecoded() {
 		if len(k) > 0 && k[0] == "check" {
-			return nil, fmt.Errorf("config %s: unknown key %q (known in [check]: project_doc_max_bytes, agents_max_tokens, no_defaults, review_budget, files)", p, k.String())
+			return nil, fmt.Errorf("config %s: unknown key %q (known in [check]: project_doc_max_bytes, agents_max_tokens, no_defaults, review_budget, review_max_parts, files)", p, k.String())
 		}
+	}
+	if cf.Check.ReviewBudget < 0 || cf.Check.ReviewMaxParts < 0 {
+		return nil, fmt.Errorf("config %s: check.review_budget and check.review_max_parts must not be negative", p)
 	}
 	if v := cf.Check.ProjectDocMaxBytes; v != nil && *v < 0 {
 		return nil, fmt.Errorf("config %s: check.project_doc_max_bytes must not be negative", p)
@@ -296,8 +301,12 @@ func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget
 			fmt.Fprintf(e.stdout, "needs splitting: %d parts (git diff --cached | ctxtrim split --budget %d)\n", est.Parts, est.Budget)
 		}
 	}
-	if o.maxParts > 0 && est.Parts > o.maxParts {
-		return e.fail(exitNoFit, fmt.Errorf("staged diff needs %d review parts of %d tokens, more than -max-parts %d", est.Parts, limit, o.maxParts))
+	maxParts := o.maxParts
+	if maxParts == 0 {
+		maxParts = cfg.Check.ReviewMaxParts
+	}
+	if maxParts > 0 && est.Parts > maxParts {
+		return e.fail(exitNoFit, fmt.Errorf("staged diff needs %d review parts of %d tokens, more than -max-parts %d", est.Parts, limit, maxParts))
 	}
 	return exitOK
 }

@@ -1,0 +1,13 @@
+// Package e2e holds end-to-end tests that run the real ctxtrim binary with
+// the tools people use it with: pre-commit (through "pre-commit try-repo"
+// against this checkout) and the Codex CLI (against a stub Responses API
+// server on 127.0.0.1, inside a network namespace with loopback only).
+//
+// The tests build ctxtrim once per run into a temporary directory. They
+// install what they need from package registries (Debian's pre-commit,
+// npm's @openai/codex at a pinned version) and skip with a clear message
+// when that is impossible (no apt-get, no npm, no unshare). Every external
+// command runs under a deadline.
+//
+// The package has no non-test code apart from this comment.
+package e2e
