@@ -1,0 +1,331 @@
+package budget
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+)
+
+// bpeCounter is the fast exact Counter: the regexp-free pre-tokenizer of
+// pretok.go, one rank lookup per piece, and byte-pair merges only for the
+// pieces that are not themselves tokens. It counts exactly what
+// tiktoken-go's EncodeOrdinary returns (checked by FuzzCountMatchesReference
+// and the corpus tests). It is immutable and safe for concurrent use.
+type bpeCounter struct {
+	t    *rankTable
+	next func(s string, i int) int // end of the piece starting at i
+}
+
+// Parallel counting: texts of at least parallelMin bytes are cut into chunks
+// of about chunkSize bytes at safe boundaries (see safeSplit) and counted by
+// up to GOMAXPROCS goroutines. Below parallelMin, starting goroutines costs
+// more than it saves.
+const (
+	parallelMin = 256 << 10
+	chunkSize   = 64 << 10
+)
+
+func newBPECounter(encoding string) (*bpeCounter, error) {
+	load, ok := tables[encoding]
+	if !ok {
+		return nil, fmt.Errorf("unknown encoding %q (known: %s)", encoding, strings.Join(knownEncodings, ", "))
+	}
+	t, err := load()
+	if err != nil {
+		return nil, err
+	}
+	c := &bpeCounter{t: t, next: cl100kNext}
+	if encoding == O200kBase {
+		c.next = o200kNext
+	}
+	return c, nil
+}
+
+// Count returns the number of tokens of text, as tiktoken's
+// encode_ordinary: special-token text is plain text.
+func (c *bpeCounter) Count(text string) int {
+	if !utf8.ValidString(text) {
+		// The reference decodes with []rune(text): each invalid byte
+		// becomes U+FFFD, whose UTF-8 bytes are then tokenized.
+		text = string([]rune(text))
+	}
+	if len(text) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
+		return c.countParallel(text, runtime.GOMAXPROCS(0))
+	}
+	return c.countSerial(text)
+}
+
+// countSerial counts valid UTF-8 text on the calling goroutine.
+func (c *bpeCounter) countSerial(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		e := c.next(s, i)
+		if e-i == 1 {
+			n++
+		} else if _, ok := c.t.rank(s[i:e]); ok {
+			n++
+		} else {
+			n += c.t.mergeCount(s[i:e])
+		}
+		i = e
+	}
+	return n
+}
+
+// safeSplit returns the first index p >= from such that cutting s at p
+// leaves every piece unchanged, or len(s) if there is none.
+//
+// p is safe when s[p-1] is '\n' and s[p] is an ASCII character that is
+// neither whitespace nor '/'. Proof, for both split patterns: matching is
+// sequential and has no look-behind, so the pieces from a piece boundary on
+// depend only on the text from there; it remains to show that p is a piece
+// boundary and that no piece before p looked at s[p:] to decide its end.
+// Which piece holds the '\n' at p-1? '\n' is excluded from the word
+// prefix [^\r\n\p{L}\p{N}], from letters, marks, numbers and from
+// [^\s\p{L}\p{N}], so it is in either the [\r\n]* (o200k: [\r\n/]*) tail of
+// a punctuation piece, which stops at s[p] since s[p] is not \r, \n or '/',
+// or a whitespace piece. A whitespace run holding it stops at s[p] (not
+// whitespace), and since it holds a newline, \s*[\r\n]+ matches it, ending
+// just after its last \r or \n: at p. Alternatives tried before that one
+// look at most one character past the piece's first character (the word
+// prefix, " ?" before punctuation), which is at most p-1. The only scans
+// that pass a '\n' are these whitespace and [\r\n/]* runs, which all stop at
+// p in the whole text and at the end of s[:p] alike; the contraction
+// (?i:'s|...) needs "'" and letters, so it cannot cross p-1 either. Hence
+// s[:p] splits into the same pieces as the part of s before p, and s[p:]
+// into the same pieces as the rest. TestSafeSplit checks this against the
+// reference.
+func safeSplit(s string, from int) int {
+	if from < 1 {
+		from = 1
+	}
+	for p := from; p < len(s); p++ {
+		if s[p-1] != '\n' {
+			continue
+		}
+		switch c := s[p]; {
+		case c >= utf8.RuneSelf, c == '/', asciiClass[c]&clsSpace != 0:
+			continue
+		}
+		return p
+	}
+	return len(s)
+}
+
+// countParallel counts s in chunks cut by safeSplit on up to procs
+// goroutines.
+func (c *bpeCounter) countParallel(s string, procs int) int {
+	var bounds []int
+	for p := 0; p < len(s); {
+		bounds = append(bounds, p)
+		p = safeSplit(s, p+chunkSize)
+	}
+	bounds = append(bounds, len(s))
+	chunks := len(bounds) - 1
+	if chunks == 1 {
+		return c.countSerial(s)
+	}
+	procs = min(procs, chunks)
+	var (
+		next  atomic.Int64
+		total atomic.Int64
+		wg    sync.WaitGroup
+	)
+	for range procs {
+		wg.Go(func() {
+			n := 0
+			for {
+				k := int(next.Add(1)) - 1
+				if k >= chunks {
+					break
+				}
+				n += c.countSerial(s[bounds[k]:bounds[k+1]])
+			}
+			total.Add(int64(n))
+		})
+	}
+	wg.Wait()
+	return int(total.Load())
+}
+
+// mergeCount returns the number of tokens byte-pair encoding gives piece:
+// repeatedly merge the adjacent pair whose concatenation has the lowest rank
+// (the leftmost on ties) until no adjacent pair is a token.
+func (t *rankTable) mergeCount(piece string) int {
+	if len(piece) > heapMergeMin {
+		return t.mergeCountHeap(piece)
+	}
+	type part struct {
+		start int
+		rank  int
+	}
+	var buf [heapMergeMin + 1]part
+	parts := buf[:len(piece)+1]
+	// rankOf is the rank of the token spanning parts[i] and parts[i+1],
+	// for the current parts, or MaxInt when that is not a token.
+	rankOf := func(i, skip int) int {
+		if i+skip+2 < len(parts) {
+			if r, ok := t.rank(piece[parts[i].start:parts[i+skip+2].start]); ok {
+				return r
+			}
+		}
+		return math.MaxInt
+	}
+	for i := range parts {
+		parts[i] = part{i, math.MaxInt}
+	}
+	for i := 0; i+2 < len(parts); i++ {
+		parts[i].rank = rankOf(i, 0)
+	}
+	for {
+		minRank, minIdx := math.MaxInt, -1
+		for i := 0; i+1 < len(parts); i++ {
+			if parts[i].rank < minRank {
+				minRank, minIdx = parts[i].rank, i
+			}
+		}
+		if minIdx < 0 {
+			break
+		}
+		i := minIdx
+		parts[i].rank = rankOf(i, 1)
+		if i > 0 {
+			parts[i-1].rank = rankOf(i-1, 1)
+		}
+		parts = append(parts[:i+1], parts[i+2:]...)
+	}
+	return len(parts) - 1
+}
+
+// heapMergeMin is the piece length above which mergeCount switches from the
+// quadratic scan (fastest for the short pieces of ordinary text) to a heap.
+const heapMergeMin = 64
+
+// mergeCountHeap computes mergeCount in O(n log n) for long pieces: the
+// parts form a linked list, and a min-heap ordered by (rank, start) yields
+// the lowest-ranked, leftmost pair, as the quadratic scan would. Entries
+// made stale by a merge are skipped by comparing their rank with the part's
+// current one (a rank determines the token, hence the pair, at a start).
+func (t *rankTable) mergeCountHeap(piece string) int {
+	n := len(piece)
+	// Part i starts at byte i; next[i]/prev[i] link the live parts, and
+	// rank[i] is the rank of the token spanning part i and its successor.
+	next := make([]int32, n+1)
+	prev := make([]int32, n+1)
+	rank := make([]int32, n+1)
+	h := make(mergeHeap, 0, n)
+	for i := 0; i <= n; i++ {
+		next[i] = int32(i + 1)
+		prev[i] = int32(i - 1)
+		rank[i] = -1
+	}
+	// pairRank is the rank of the token spanning part i and its successor.
+	pairRank := func(i int32) int32 {
+		j := next[i]
+		if j >= int32(n) {
+			return -1
+		}
+		if r, ok := t.rank(piece[i:next[j]]); ok {
+			return int32(r)
+		}
+		return -1
+	}
+	for i := int32(0); i+1 < int32(n); i++ {
+		if r, ok := t.rank(piece[i : i+2]); ok {
+			rank[i] = int32(r)
+			h = append(h, mergeEntry{int32(r), i})
+		}
+	}
+	h.init()
+	count := n
+	for len(h) > 0 {
+		e := h.pop()
+		if rank[e.start] != e.rank {
+			continue // stale
+		}
+		// Merge part e.start with its successor.
+		i := e.start
+		j := next[i]
+		next[i] = next[j]
+		rank[j] = -1 // part j is gone; its entries are stale
+		if next[j] <= int32(n) {
+			prev[next[j]] = i
+		}
+		count--
+		if r := pairRank(i); r >= 0 {
+			rank[i] = r
+			h.push(mergeEntry{r, i})
+		} else {
+			rank[i] = -1
+		}
+		if p := prev[i]; p >= 0 {
+			if r := pairRank(p); r >= 0 {
+				rank[p] = r
+				h.push(mergeEntry{r, p})
+			} else {
+				rank[p] = -1
+			}
+		}
+	}
+	return count
+}
+
+type mergeEntry struct{ rank, start int32 }
+
+func (a mergeEntry) less(b mergeEntry) bool {
+	return a.rank < b.rank || a.rank == b.rank && a.start < b.start
+}
+
+// mergeHeap is a binary min-heap of merge candidates.
+type mergeHeap []mergeEntry
+
+func (h mergeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *mergeHeap) push(e mergeEntry) {
+	*h = append(*h, e)
+	s := *h
+	for i := len(s) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !s[i].less(s[p]) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *mergeHeap) pop() mergeEntry {
+	s := *h
+	e := s[0]
+	last := len(s) - 1
+	s[0] = s[last]
+	*h = s[:last]
+	h.down(0)
+	return e
+}
+
+func (h mergeHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h[r].less(h[l]) {
+			m = r
+		}
+		if !h[m].less(h[i]) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
