@@ -1,0 +1,252 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+// maxTokens bounds every token quantity a user may pass: no model comes near
+// 100M tokens, so a larger value is a typo (or a byte count).
+const maxTokens = 100_000_000
+
+// optInt is a non-negative integer flag that remembers whether it was set.
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+
+func (o *optInt) Set(s string) error {
+	n, err := strconv.Atoi(strings.ReplaceAll(strings.TrimSpace(s), "_", ""))
+	if err != nil {
+		return fmt.Errorf("%q is not an integer", s)
+	}
+	if n < 0 {
+		return fmt.Errorf("%d is negative", n)
+	}
+	if n > maxTokens {
+		return fmt.Errorf("%d tokens is absurd (limit %d)", n, maxTokens)
+	}
+	o.v, o.set = n, true
+	return nil
+}
+
+// budgetFlags are the flags every budgeted command shares:
+//
+//	-model M, -encoding E, -window N, -reserve N, -margin N, -budget N,
+//	-from-error TEXT|@FILE
+//
+// Register them on a command's FlagSet with register, parse, then call
+// resolve (or counter, for commands that only count).
+type budgetFlags struct {
+	model     string
+	encoding  string
+	window    optInt
+	reserve   optInt
+	margin    optInt
+	budget    optInt
+	fromError string
+}
+
+// register adds the budget flags to fs.
+func (b *budgetFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&b.model, "model", "", "model `M` whose window and tokenizer to use (see ctxtrim models)")
+	fs.StringVar(&b.encoding, "encoding", "", "count exactly with tiktoken encoding `E` (o200k_base, cl100k_base) instead of the model's")
+	fs.Var(&b.window, "window", "context window `N` in tokens, for models missing from the table")
+	fs.Var(&b.reserve, "reserve", "tokens `N` kept for the model's output (default: the model's max output)")
+	fs.Var(&b.margin, "margin", "tokens `N` kept free as a safety margin (default: 2% of the window)")
+	fs.Var(&b.budget, "budget", "input budget `N` in tokens; overrides window, reserve and margin")
+	fs.StringVar(&b.fromError, "from-error", "", "take the window from a provider's context-overflow error `TEXT`, or @FILE")
+}
+
+// budgetPlan is a resolved budget: what resolve returns, with its parts kept
+// for commands that show them.
+type budgetPlan struct {
+	counter budget.Counter
+	model   budget.Model // zero when no model was named
+	limits  budget.Limits
+	limit   int    // the input token limit
+	note    string // "estimate: …", empty when the count is exact
+	table   *budget.Table
+}
+
+// resolve applies flags > config (.ctxtrim.toml at repoDir's repo root, then
+// the user file) > defaults, and returns an exact counter, the input token
+// limit, and a note such as "estimate: claude counts are o200k_base × 1.35"
+// (empty when exact). Its errors are usage errors (exitUsage): unknown
+// model, absurd or contradictory values, malformed configuration.
+func (b *budgetFlags) resolve(repoDir string) (c budget.Counter, limit int, note string, err error) {
+	p, err := b.plan(repoDir, true)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	return p.counter, p.limit, p.note, nil
+}
+
+// counter resolves only the counter, for commands that count without a
+// budget: the model's counter if a model is named (flag or config), the
+// -encoding's if given, o200k_base otherwise.
+func (b *budgetFlags) counter(repoDir string) (c budget.Counter, note string, err error) {
+	p, err := b.plan(repoDir, false)
+	if err != nil {
+		return nil, "", err
+	}
+	return p.counter, p.note, nil
+}
+
+// plan does the work of resolve; needLimit is false for counting only.
+func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) {
+	cfg, err := loadConfig(repoDir)
+	if err != nil {
+		return nil, err
+	}
+	table, err := cfg.table()
+	if err != nil {
+		return nil, err
+	}
+	p := &budgetPlan{table: table}
+	var notes []string
+
+	// The error text, if any, may give the window and the requested output.
+	var ov budget.Overflow
+	if b.fromError != "" {
+		text := b.fromError
+		if name, ok := strings.CutPrefix(text, "@"); ok {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				return nil, fmt.Errorf("-from-error: %w", err)
+			}
+			text = string(data)
+		}
+		ov, err = budget.FromError(text)
+		if err != nil {
+			return nil, fmt.Errorf("-from-error: %w", err)
+		}
+	}
+
+	// The model: flag, else config.
+	name := b.model
+	if name == "" {
+		name = cfg.Model
+	}
+	known := false
+	if name != "" {
+		m, err := table.Lookup(name)
+		switch {
+		case err == nil:
+			p.model, known = m, true
+		case b.encoding != "" && (b.window.set || b.budget.set || ov.Window > 0 || !needLimit):
+			// An unnamed model described by flags: the name is a label.
+			p.model = budget.Model{Name: name}
+		default:
+			return nil, err
+		}
+	}
+
+	// The counter: -encoding counts exactly; else the model's; else o200k.
+	switch {
+	case b.encoding != "":
+		c, err := budget.NewEncodingCounter(b.encoding)
+		if err != nil {
+			return nil, fmt.Errorf("-encoding: %w", err)
+		}
+		p.counter = c
+		if known && p.model.Estimate {
+			notes = append(notes, fmt.Sprintf("exact %s count as asked; %s's own tokenizer differs", b.encoding, p.model.Name))
+		}
+	case known:
+		c, err := p.model.Counter()
+		if err != nil {
+			return nil, err
+		}
+		p.counter = c
+		if p.model.Estimate {
+			notes = append(notes, fmt.Sprintf("estimate: %s counts are %s × %.2f", p.model.Family, p.model.Encoding, p.model.Factor))
+		}
+	default:
+		c, err := budget.NewEncodingCounter(budget.O200kBase)
+		if err != nil {
+			return nil, err
+		}
+		p.counter = c
+	}
+	if !needLimit {
+		p.note = strings.Join(notes, "; ")
+		return p, nil
+	}
+
+	// The window: flag, else the error text, else the model.
+	window := p.model.Window
+	switch {
+	case b.window.set:
+		window = b.window.v
+	case ov.Window > 0:
+		window = ov.Window
+		notes = append(notes, fmt.Sprintf("window %d from the error text", window))
+	}
+	if b.budget.set {
+		if b.budget.v == 0 {
+			return nil, errors.New("-budget must be positive")
+		}
+		if window > 0 && b.budget.v > window {
+			return nil, fmt.Errorf("-budget %d exceeds the %d-token window of %s", b.budget.v, window, p.model.Name)
+		}
+		p.limit = b.budget.v
+		p.limits = budget.Limits{Window: window}
+		p.note = strings.Join(notes, "; ")
+		return p, nil
+	}
+	if window == 0 {
+		if ov.Used > 0 || b.fromError != "" {
+			return nil, errors.New("the error text states no window: pass -model M or -window N as well")
+		}
+		return nil, errors.New("no budget: pass -model M (see ctxtrim models), -window N with -encoding E, or -budget N; or set model in .ctxtrim.toml")
+	}
+
+	// Reserve: flag, else the completion size stated in the error text,
+	// else config, else the model's max output.
+	reserve := p.model.MaxOutput
+	switch {
+	case b.reserve.set:
+		reserve = b.reserve.v
+	case ov.Output > 0:
+		reserve = ov.Output
+	case cfg.Reserve != nil:
+		reserve = *cfg.Reserve
+	}
+	margin := 0 // budget's default
+	switch {
+	case b.margin.set:
+		margin = noMarginIfZero(b.margin.v)
+	case cfg.Margin != nil:
+		margin = noMarginIfZero(*cfg.Margin)
+	}
+	p.limits = budget.Limits{Window: window, Reserve: reserve, Margin: margin}
+	p.limit, err = p.limits.Input()
+	if err != nil {
+		return nil, err
+	}
+	p.note = strings.Join(notes, "; ")
+	return p, nil
+}
+
+// noMarginIfZero maps a user's explicit 0 to budget.NoMargin (budget reads
+// 0 as "default").
+func noMarginIfZero(n int) int {
+	if n == 0 {
+		return budget.NoMargin
+	}
+	return n
+}
