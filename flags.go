@@ -216,8 +216,12 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	}
 
 	// Reserve: flag, else the completion size stated in the error text,
-	// else config, else the model's max output.
+	// else config, else the model's max output (none when the model's
+	// output does not share the window).
 	reserve := p.model.MaxOutput
+	if p.model.SeparateOutput {
+		reserve = 0
+	}
 	switch {
 	case b.reserve.set:
 		reserve = b.reserve.v

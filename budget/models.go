@@ -26,15 +26,18 @@ var modelsTOML []byte
 
 // Model is one row of the model table.
 type Model struct {
-	Name      string   // canonical name, e.g. "gpt-4o"
-	Family    string   // tokenizer family, e.g. "openai", "claude", "gemini"
-	Window    int      // context window in tokens, input and output together
-	MaxOutput int      // largest output the model may produce, in tokens
-	Encoding  string   // tiktoken encoding used to count for this model
-	Factor    float64  // counts are the encoding's count × Factor, rounded up; 1 when exact
-	Estimate  bool     // the model's own tokenizer is not Encoding: counts are estimates
-	Aliases   []string // other names that select this row
-	Source    string   // where the figures come from
+	Name      string  // canonical name, e.g. "gpt-4o"
+	Family    string  // tokenizer family, e.g. "openai", "claude", "gemini"
+	Window    int     // context window in tokens, input and output together
+	MaxOutput int     // largest output the model may produce, in tokens
+	Encoding  string  // tiktoken encoding used to count for this model
+	Factor    float64 // counts are the encoding's count × Factor, rounded up; 1 when exact
+	Estimate  bool    // the model's own tokenizer is not Encoding: counts are estimates
+	// SeparateOutput is true when Window limits the input alone and the
+	// output has its own limit (Gemini), so no reserve is needed.
+	SeparateOutput bool
+	Aliases        []string // other names that select this row
+	Source         string   // where the figures come from
 }
 
 // FamilySpec is a tokenizer family in the table's data format: the encoding
@@ -44,19 +47,22 @@ type FamilySpec struct {
 	Factor   *float64 `toml:"factor"`
 	Estimate *bool    `toml:"estimate"`
 	Why      *string  `toml:"why"`
+	// SeparateOutput: the family's windows limit input only.
+	SeparateOutput *bool `toml:"separate_output"`
 }
 
 // ModelSpec is a model in the table's data format. Nil fields are inherited:
 // from the row being overridden, or from the model's family.
 type ModelSpec struct {
-	Family    *string  `toml:"family"`
-	Window    *int     `toml:"window"`
-	MaxOutput *int     `toml:"max_output"`
-	Encoding  *string  `toml:"encoding"`
-	Factor    *float64 `toml:"factor"`
-	Estimate  *bool    `toml:"estimate"`
-	Aliases   []string `toml:"aliases"`
-	Source    *string  `toml:"source"`
+	Family         *string  `toml:"family"`
+	Window         *int     `toml:"window"`
+	MaxOutput      *int     `toml:"max_output"`
+	Encoding       *string  `toml:"encoding"`
+	Factor         *float64 `toml:"factor"`
+	Estimate       *bool    `toml:"estimate"`
+	SeparateOutput *bool    `toml:"separate_output"`
+	Aliases        []string `toml:"aliases"`
+	Source         *string  `toml:"source"`
 }
 
 // TableSpec is the data format of models.toml and of the [families] and
@@ -68,11 +74,12 @@ type TableSpec struct {
 
 // Family is a resolved tokenizer family.
 type Family struct {
-	Name     string
-	Encoding string
-	Factor   float64
-	Estimate bool
-	Why      string // the justification of Factor
+	Name           string
+	Encoding       string
+	Factor         float64
+	Estimate       bool
+	SeparateOutput bool
+	Why            string // the justification of Factor
 }
 
 // Table is an immutable model table. Methods are safe for concurrent use.
@@ -139,6 +146,7 @@ func (t *Table) With(spec TableSpec) (*Table, error) {
 		orIf(&old.Factor, v.Factor)
 		orIf(&old.Estimate, v.Estimate)
 		orIf(&old.Why, v.Why)
+		orIf(&old.SeparateOutput, v.SeparateOutput)
 		fams[k] = old
 	}
 	models := map[string]ModelSpec{}
@@ -158,6 +166,7 @@ func (t *Table) With(spec TableSpec) (*Table, error) {
 		orIf(&old.Encoding, v.Encoding)
 		orIf(&old.Factor, v.Factor)
 		orIf(&old.Estimate, v.Estimate)
+		orIf(&old.SeparateOutput, v.SeparateOutput)
 		orIf(&old.Source, v.Source)
 		if v.Aliases != nil {
 			old.Aliases = append(old.Aliases[:len(old.Aliases):len(old.Aliases)], v.Aliases...)
@@ -173,6 +182,7 @@ func (t *Table) With(spec TableSpec) (*Table, error) {
 		setIf(&f.Factor, fs.Factor)
 		setIf(&f.Estimate, fs.Estimate)
 		setIf(&f.Why, fs.Why)
+		setIf(&f.SeparateOutput, fs.SeparateOutput)
 		if err := checkFamily(f); err != nil {
 			return nil, err
 		}
@@ -186,12 +196,13 @@ func (t *Table) With(spec TableSpec) (*Table, error) {
 		if !ok {
 			return nil, fmt.Errorf("model %q: unknown family %q (known: %s)", name, m.Family, strings.Join(sortedKeys(nt.families), ", "))
 		}
-		m.Encoding, m.Factor, m.Estimate = f.Encoding, f.Factor, f.Estimate
+		m.Encoding, m.Factor, m.Estimate, m.SeparateOutput = f.Encoding, f.Factor, f.Estimate, f.SeparateOutput
 		setIf(&m.Window, ms.Window)
 		setIf(&m.MaxOutput, ms.MaxOutput)
 		setIf(&m.Encoding, ms.Encoding)
 		setIf(&m.Factor, ms.Factor)
 		setIf(&m.Estimate, ms.Estimate)
+		setIf(&m.SeparateOutput, ms.SeparateOutput)
 		setIf(&m.Source, ms.Source)
 		if err := checkModel(m); err != nil {
 			return nil, err
