@@ -1,0 +1,207 @@
+package slicer
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// This file finds what a task names explicitly: paths, file names,
+// stack-trace frames, identifiers and quoted strings. It is pure text work;
+// rank.go matches the mentions against the index.
+
+// mentions is what a task names explicitly.
+type mentions struct {
+	Paths  []pathMention  // path-like tokens and stack frames, in order of appearance
+	Idents []identMention // identifier-like tokens, deduplicated
+	Quotes []string       // quoted strings worth searching for verbatim
+}
+
+// pathMention is a path or file name in the task, with the line of a stack
+// frame when it came from one.
+type pathMention struct {
+	Path  string // slash-separated, without leading "./", "a/" or "b/"
+	Line  int    // 1-based line from a stack frame; 0 when none
+	Frame bool   // it came from a stack-trace frame
+}
+
+// identMention is an identifier in the task.
+type identMention struct {
+	Name     string
+	Scope    string // "Client" in "Client.Do"; "" when none
+	CodeLike bool   // written like code: camelCase, snake_case, call, backticks or dotted
+}
+
+var (
+	// pyFrameRE matches Python traceback frames: File "x.py", line 9.
+	pyFrameRE = regexp.MustCompile(`File "([^"\n]+)", line (\d+)`)
+	// frameRE matches path:line frames of Go, JavaScript, Java, Rust, C and
+	// compiler messages: file.go:123, src/x.ts:10:5, (Foo.java:42).
+	frameRE = regexp.MustCompile(`([A-Za-z0-9_.$@~+\-/\\]*[A-Za-z0-9_$\-]\.[A-Za-z][A-Za-z0-9]{0,9}):(\d+)`)
+	// pathRE matches path-like tokens: words joined by slashes or ending in
+	// a file extension.
+	pathRE = regexp.MustCompile(`[A-Za-z0-9_.@~+\-]*(?:/[A-Za-z0-9_.@~+\-]+)+/?|[A-Za-z0-9_\-+@]+(?:\.[A-Za-z0-9_\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b`)
+	// identRE matches identifiers, dotted selectors included.
+	identRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`)
+	// quoteRE matches double-quoted, backquoted and single-quoted strings on
+	// one line.
+	quoteRE = regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'")
+)
+
+// minQuoteLen is the shortest quoted string searched verbatim: shorter
+// strings match everywhere and say nothing.
+const minQuoteLen = 4
+
+// extractMentions finds what task names explicitly. It never fails: text
+// without mentions gives empty lists.
+func extractMentions(task string) mentions {
+	var m mentions
+	seenPath := map[string]int{}
+	addPath := func(p string, line int, frame bool) {
+		p = cleanMentionPath(p)
+		if p == "" {
+			return
+		}
+		if i, ok := seenPath[p]; ok {
+			if line > 0 && m.Paths[i].Line == 0 {
+				m.Paths[i].Line, m.Paths[i].Frame = line, frame
+			}
+			return
+		}
+		seenPath[p] = len(m.Paths)
+		m.Paths = append(m.Paths, pathMention{Path: p, Line: line, Frame: frame})
+	}
+	for _, sm := range pyFrameRE.FindAllStringSubmatch(task, -1) {
+		n, _ := strconv.Atoi(sm[2])
+		addPath(sm[1], n, true)
+	}
+	for _, sm := range frameRE.FindAllStringSubmatch(task, -1) {
+		n, _ := strconv.Atoi(sm[2])
+		if looksLikeURLHost(sm[1]) {
+			continue
+		}
+		addPath(sm[1], n, true)
+	}
+	for _, p := range pathRE.FindAllString(task, -1) {
+		if looksLikeURLHost(p) || strings.Contains(p, "://") {
+			continue
+		}
+		addPath(p, 0, false)
+	}
+
+	seenQuote := map[string]bool{}
+	codeSpans := map[string]bool{}
+	for _, sm := range quoteRE.FindAllStringSubmatch(task, -1) {
+		q := sm[1] + sm[2] + sm[3]
+		if sm[2] != "" {
+			codeSpans[q] = true
+		}
+		q = strings.TrimSpace(q)
+		if len(q) < minQuoteLen || seenQuote[q] {
+			continue
+		}
+		seenQuote[q] = true
+		m.Quotes = append(m.Quotes, q)
+	}
+
+	seenIdent := map[string]int{}
+	for _, loc := range identRE.FindAllStringSubmatchIndex(task, -1) {
+		tok := task[loc[0]:loc[1]]
+		call := loc[2] >= 0
+		tok = strings.TrimSuffix(tok, "()")
+		if !call && loc[1] < len(task) && task[loc[1]] == '(' {
+			call = true
+		}
+		inSpan := codeSpans[tok]
+		parts := strings.Split(tok, ".")
+		if len(parts) > 1 && isFileExt(parts[len(parts)-1]) {
+			continue // a file name, handled as a path
+		}
+		for k, p := range parts {
+			if len(p) < 2 {
+				continue
+			}
+			scope := ""
+			if k > 0 {
+				scope = parts[k-1]
+			}
+			cl := call || inSpan || len(parts) > 1 || isCodeLike(p)
+			if i, ok := seenIdent[p]; ok {
+				if cl {
+					m.Idents[i].CodeLike = true
+				}
+				if scope != "" && m.Idents[i].Scope == "" {
+					m.Idents[i].Scope = scope
+				}
+				continue
+			}
+			seenIdent[p] = len(m.Idents)
+			m.Idents = append(m.Idents, identMention{Name: p, Scope: scope, CodeLike: cl})
+		}
+	}
+	sort.SliceStable(m.Idents, func(i, j int) bool { return m.Idents[i].Name < m.Idents[j].Name })
+	return m
+}
+
+// cleanMentionPath normalizes a path written in a task, or returns "" when
+// it cannot name a file in a repository.
+func cleanMentionPath(p string) string {
+	p = strings.ReplaceAll(p, `\`, "/")
+	p = strings.Trim(p, ".,;:()[]{}<>'\"`")
+	for _, pre := range []string{"./", "a/", "b/"} {
+		if strings.HasPrefix(p, pre) && len(p) > len(pre) {
+			p = p[len(pre):]
+		}
+	}
+	p = strings.TrimSuffix(p, "/")
+	if p == "" || p == "." || p == ".." || strings.HasPrefix(p, "../") && strings.Count(p, "/") < 2 {
+		return ""
+	}
+	// Version numbers and decimals: 1.2.3, v0.5.
+	if strings.Trim(p, "0123456789.v") == "" {
+		return ""
+	}
+	return p
+}
+
+// looksLikeURLHost reports whether s is a host name such as github.com,
+// which the path patterns would otherwise take for a file name.
+func looksLikeURLHost(s string) bool {
+	first := s
+	if i := strings.IndexByte(s, '/'); i >= 0 {
+		first = s[:i]
+	}
+	for _, tld := range []string{".com", ".org", ".net", ".io", ".dev"} {
+		if strings.HasSuffix(first, tld) && strings.Count(first, ".") >= 1 && !strings.Contains(s[len(first):], ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// isCodeLike reports whether an identifier is written the way code is, not
+// prose: camelCase humps, an inner underscore, or an inner capital.
+func isCodeLike(s string) bool {
+	if strings.Contains(strings.Trim(s, "_"), "_") {
+		return true
+	}
+	for i := 1; i < len(s); i++ {
+		if isUpper(s[i]) && (isLower(s[i-1]) || isDigit(s[i-1])) {
+			return true
+		}
+	}
+	return false
+}
+
+// isFileExt reports whether s is a common source or text file extension.
+func isFileExt(s string) bool {
+	switch strings.ToLower(s) {
+	case "go", "py", "js", "ts", "tsx", "jsx", "mjs", "cjs", "java", "kt", "rb", "rs", "c", "h",
+		"cc", "cpp", "hpp", "cs", "php", "swift", "scala", "sh", "md", "txt", "json", "yaml",
+		"yml", "toml", "xml", "html", "css", "scss", "sql", "proto", "mod", "sum", "lock", "cfg",
+		"ini", "rst", "vue", "svelte", "lua", "ex", "exs", "erl", "hs", "ml", "dart", "m", "mm":
+		return true
+	}
+	return false
+}

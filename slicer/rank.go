@@ -1,0 +1,739 @@
+package slicer
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// Ranking weights. Each final score is a sum of signals, each in [0, 1]
+// before its weight; see the package comment for the formula.
+const (
+	// bm25K1 is BM25's term-frequency saturation. Code repeats identifiers
+	// far more than prose does, so saturation comes early.
+	bm25K1 = 1.2
+	// bm25B is BM25's length normalization. Moderate: long files are
+	// usually long because they matter, not because they ramble.
+	bm25B = 0.5
+	// pathFieldWeight weighs BM25 over the path's sub-words against BM25
+	// over the contents: a task's words that name a directory or file
+	// ("packfile", "completions") are a stronger hint than the same words
+	// in a body.
+	pathFieldWeight = 1.5
+
+	// weightLexical weighs normalized BM25 (contents and path).
+	weightLexical = 1.0
+	// weightMention weighs explicit mentions: a named path, file, frame,
+	// symbol or quoted string is the strongest evidence a task gives.
+	weightMention = 1.2
+	// weightGraph weighs personalized PageRank over the definition ↔
+	// reference graph: files that define what the relevant files use.
+	weightGraph = 0.35
+	// weightRecency weighs how recently the file changed in HEAD's
+	// history: work clusters in time.
+	weightRecency = 0.15
+	// weightCoChange weighs how often the file changed together with the
+	// strongest candidates in HEAD's history.
+	weightCoChange = 0.3
+	// weightDirty weighs uncommitted or staged changes: a file being edited
+	// is almost always part of the task at hand.
+	weightDirty = 0.4
+	// pairShare is the share of a test's score given to its source file and
+	// of a source's score given to its test: a task about a function should
+	// surface its tests, and a failing test its function.
+	pairShare = 0.3
+
+	// Mention strengths, before weightMention.
+	mentionFullPath = 1.0  // the task names the file's path (or a suffix with a slash)
+	mentionFrame    = 1.0  // a stack frame names the file
+	mentionBaseName = 0.8  // the task names the file's base name, split among same-named files
+	mentionStem     = 0.25 // a code-like word equals the file's name without extension
+	mentionDir      = 0.25 // the task names the file's directory, split (by square root) among its files
+	mentionSymbol   = 0.5  // a code-like identifier the file defines, split (by square root) among definers
+	mentionWord     = 0.15 // a plain word equal to a symbol the file defines
+	mentionQuote    = 0.7  // a quoted string found verbatim, split among files that contain it
+	maxMention      = 1.5  // cap: several mentions confirm, they do not multiply
+
+	// maxSymbolDefiners is how many files may define a name before a
+	// mention of it stops counting: "String" or "New" names nothing.
+	maxSymbolDefiners = 12
+)
+
+// classFactor scales the non-mention part of a file's score by what the
+// file is. Explicit mentions are not scaled: a user who names a lock file
+// wants it.
+func classFactor(c Class) float64 {
+	switch c {
+	case Source:
+		return 1
+	case Test:
+		return 0.45 // useful, but usually second to the code under test
+	case Doc:
+		return 0.3 // prose repeats the task's words without being the answer
+	case Config:
+		return 0.35
+	case Generated:
+		return 0.1 // regenerate, don't edit
+	case Fixture:
+		return 0.1
+	case Vendored:
+		return 0.03 // someone else's code
+	case Lock, Minified:
+		return 0.01 // never useful context unless named
+	}
+	return 1
+}
+
+// Signals is the breakdown of one file's score; each field is the signal's
+// value after its weight, so the fields add up to Score.
+type Signals struct {
+	Lexical  float64 `json:"lexical"`   // BM25 over contents and path, normalized
+	Mention  float64 `json:"mention"`   // explicit mentions in the task
+	Graph    float64 `json:"graph"`     // personalized PageRank
+	Recency  float64 `json:"recency"`   // recent commits touching the file
+	CoChange float64 `json:"co_change"` // changed with the top candidates
+	Dirty    float64 `json:"dirty"`     // uncommitted or staged
+	Pair     float64 `json:"pair"`      // share of its test's or source's score
+	Class    float64 `json:"class"`     // factor applied to all but Mention and Pair
+	Score    float64 `json:"score"`     // the total
+	Why      []string `json:"why,omitempty"` // the mentions and terms that matched, briefly
+}
+
+// query is a task prepared for ranking.
+type query struct {
+	terms   []string       // distinct terms, sorted
+	termIdx map[string]int // term → index in terms
+	qtf     []int          // occurrences of each term in the task
+	m       mentions
+}
+
+func newQuery(task string) *query {
+	q := &query{termIdx: map[string]int{}, m: extractMentions(task)}
+	counts := map[string]int{}
+	for _, t := range terms(task) {
+		counts[t]++
+	}
+	for t := range counts {
+		q.terms = append(q.terms, t)
+	}
+	sort.Strings(q.terms)
+	q.qtf = make([]int, len(q.terms))
+	for i, t := range q.terms {
+		q.termIdx[t] = i
+		q.qtf[i] = counts[t]
+	}
+	return q
+}
+
+// hit is one occurrence of a query term or quote in a file.
+type hit struct {
+	Line int32 // 1-based
+	Term int32 // index into query.terms, or -1-k for quote k
+}
+
+// maxHitsPerFile bounds the occurrences kept per file: enough to choose
+// definitions, not a second copy of the file.
+const maxHitsPerFile = 4096
+
+// fileStats is what one pass over a file's contents yields.
+type fileStats struct {
+	tf     []int32 // per query term
+	length int     // number of terms
+	lines  int
+	hits   []hit
+	quotes []int // indexes of quotes found
+	read   bool  // contents were scanned
+	err    error
+}
+
+// skipContent reports whether a file's contents are not worth scanning:
+// they could only be context if named, and the path still matches.
+func skipContent(f *File) bool {
+	switch f.Class {
+	case Vendored, Lock, Minified:
+		return true
+	}
+	return false
+}
+
+// scanContents reads every file once and counts query terms, quotes and
+// their lines. Files are read in parallel; results land in an
+// index-addressed slice.
+func scanContents(ctx context.Context, ix *Index, q *query, par int, read func(string) ([]byte, error)) ([]fileStats, error) {
+	stats := make([]fileStats, len(ix.Files))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(par)
+	const chunk = 64
+	quotes := make([][]byte, len(q.m.Quotes))
+	for i, s := range q.m.Quotes {
+		quotes[i] = []byte(s)
+	}
+	pool := sync.Pool{New: func() any { return new(termScanner) }}
+	for lo := 0; lo < len(ix.Files); lo += chunk {
+		hi := min(lo+chunk, len(ix.Files))
+		g.Go(func() error {
+			sc := pool.Get().(*termScanner)
+			defer pool.Put(sc)
+			for i := lo; i < hi; i++ {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				f := &ix.Files[i]
+				if skipContent(f) {
+					continue
+				}
+				src, err := read(f.Path)
+				if err != nil {
+					stats[i].err = err
+					continue
+				}
+				stats[i] = scanFile(sc, src, q, quotes)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return stats, nil
+}
+
+// scanFile counts the query's terms and quotes in one file's contents.
+func scanFile(sc *termScanner, src []byte, q *query, quotes [][]byte) fileStats {
+	st := fileStats{tf: make([]int32, len(q.terms)), read: true}
+	line := int32(0)
+	for len(src) > 0 {
+		line++
+		var l []byte
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			l, src = src[:i], src[i+1:]
+		} else {
+			l, src = src, nil
+		}
+		st.length += sc.scan(l, func(t []byte) {
+			if k, ok := q.termIdx[string(t)]; ok {
+				st.tf[k]++
+				if len(st.hits) < maxHitsPerFile {
+					st.hits = append(st.hits, hit{Line: line, Term: int32(k)})
+				}
+			}
+		})
+		for k, qb := range quotes {
+			if bytes.Contains(l, qb) {
+				if len(st.quotes) == 0 || st.quotes[len(st.quotes)-1] != k {
+					st.quotes = appendUnique(st.quotes, k)
+				}
+				if len(st.hits) < maxHitsPerFile {
+					st.hits = append(st.hits, hit{Line: line, Term: int32(-1 - k)})
+				}
+			}
+		}
+	}
+	st.lines = int(line)
+	return st
+}
+
+func appendUnique(s []int, v int) []int {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// bm25 scores every file's contents and path against the query and returns
+// the scores normalized to [0, 1] by the best file, plus the matched terms
+// of each file for explanations.
+func bm25(ix *Index, q *query, stats []fileStats) []float64 {
+	n := len(ix.Files)
+	out := make([]float64, n)
+	if len(q.terms) == 0 || n == 0 {
+		return out
+	}
+	// Path field: the terms of each path.
+	pathTF := make([][]int32, n)
+	pathLen := make([]int, n)
+	var sc termScanner
+	for i := range ix.Files {
+		tf := make([]int32, len(q.terms))
+		pathLen[i] = sc.scan([]byte(ix.Files[i].Path), func(t []byte) {
+			if k, ok := q.termIdx[string(t)]; ok {
+				tf[k]++
+			}
+		})
+		pathTF[i] = tf
+	}
+	var docs, totalLen, totalPath float64
+	df := make([]float64, len(q.terms))
+	pdf := make([]float64, len(q.terms))
+	for i := range ix.Files {
+		totalPath += float64(pathLen[i])
+		for k, c := range pathTF[i] {
+			if c > 0 {
+				pdf[k]++
+			}
+		}
+		if !stats[i].read {
+			continue
+		}
+		docs++
+		totalLen += float64(stats[i].length)
+		for k, c := range stats[i].tf {
+			if c > 0 {
+				df[k]++
+			}
+		}
+	}
+	avgLen := totalLen / math.Max(docs, 1)
+	avgPath := totalPath / float64(n)
+	idf := func(df, n float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
+	qw := make([]float64, len(q.terms))
+	for k := range q.terms {
+		qw[k] = 1 + math.Log(float64(q.qtf[k]))
+	}
+	best := 0.0
+	for i := range ix.Files {
+		s := 0.0
+		if st := &stats[i]; st.read && st.length > 0 {
+			norm := bm25K1 * (1 - bm25B + bm25B*float64(st.length)/math.Max(avgLen, 1))
+			for k, c := range st.tf {
+				if c == 0 {
+					continue
+				}
+				tf := float64(c)
+				s += qw[k] * idf(df[k], docs) * tf * (bm25K1 + 1) / (tf + norm)
+			}
+		}
+		norm := bm25K1 * (1 - bm25B + bm25B*float64(pathLen[i])/math.Max(avgPath, 1))
+		for k, c := range pathTF[i] {
+			if c == 0 {
+				continue
+			}
+			tf := float64(c)
+			s += pathFieldWeight * qw[k] * idf(pdf[k], float64(n)) * tf * (bm25K1 + 1) / (tf + norm)
+		}
+		out[i] = s
+		best = math.Max(best, s)
+	}
+	if best > 0 {
+		for i := range out {
+			out[i] /= best
+		}
+	}
+	return out
+}
+
+// mentionTarget is one file a mention points at.
+type mentionTarget struct {
+	score float64
+	lines []int // lines the mention points at (frames, definitions)
+	why   []string
+}
+
+// lookup holds the index's names for mention matching.
+type lookup struct {
+	byPath map[string]int
+	byBase map[string][]int
+	byStem map[string][]int
+	dirs   map[string][]int // directory path → files directly or deeply inside
+	defs   map[string][]int // symbol name → files defining it (distinct, sorted)
+}
+
+func newLookup(ix *Index) *lookup {
+	lk := &lookup{
+		byPath: make(map[string]int, len(ix.Files)),
+		byBase: map[string][]int{},
+		byStem: map[string][]int{},
+		dirs:   map[string][]int{},
+		defs:   map[string][]int{},
+	}
+	for i := range ix.Files {
+		f := &ix.Files[i]
+		lk.byPath[f.Path] = i
+		base := path.Base(f.Path)
+		lk.byBase[base] = append(lk.byBase[base], i)
+		stem := strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))
+		lk.byStem[stem] = append(lk.byStem[stem], i)
+		for d := path.Dir(f.Path); d != "." && d != "/"; d = path.Dir(d) {
+			lk.dirs[d] = append(lk.dirs[d], i)
+		}
+		for _, s := range f.Symbols {
+			if len(s.Name) < 3 {
+				continue
+			}
+			l := lk.defs[s.Name]
+			if len(l) == 0 || l[len(l)-1] != i {
+				lk.defs[s.Name] = append(l, i)
+			}
+		}
+	}
+	return lk
+}
+
+// matchMentions scores each file by what the task names. The result maps
+// file index to its target record.
+func matchMentions(ix *Index, lk *lookup, q *query, stats []fileStats) map[int]*mentionTarget {
+	out := map[int]*mentionTarget{}
+	add := func(i int, s float64, line int, why string) {
+		t := out[i]
+		if t == nil {
+			t = &mentionTarget{}
+			out[i] = t
+		}
+		t.score += s
+		if line > 0 {
+			t.lines = append(t.lines, line)
+		}
+		if len(t.why) < 6 {
+			t.why = append(t.why, why)
+		}
+	}
+	for _, pm := range q.m.Paths {
+		p := pm.Path
+		strength, kind := mentionFullPath, "path"
+		if pm.Frame {
+			strength, kind = mentionFrame, "frame"
+		}
+		if i, ok := lk.byPath[p]; ok {
+			add(i, strength, pm.Line, fmt.Sprintf("%s %s", kind, p))
+			continue
+		}
+		// A path suffix: "/abs/checkout/pkg/x.go" or "pkg/x.go" in a subdirectory.
+		var suffix []int
+		if strings.Contains(p, "/") {
+			for j := range ix.Files {
+				fp := ix.Files[j].Path
+				if strings.HasSuffix(fp, "/"+p) || strings.HasSuffix(p, "/"+fp) {
+					suffix = append(suffix, j)
+				}
+			}
+		}
+		if len(suffix) > 0 {
+			for _, j := range suffix {
+				add(j, strength/float64(len(suffix)), pm.Line, fmt.Sprintf("%s %s", kind, p))
+			}
+			continue
+		}
+		base := path.Base(p)
+		if l := lk.byBase[base]; len(l) > 0 && strings.Contains(base, ".") {
+			s := mentionBaseName
+			if pm.Frame {
+				s = mentionFrame
+			}
+			for _, j := range l {
+				add(j, s/float64(len(l)), pm.Line, "file "+base)
+			}
+			continue
+		}
+		if l := lk.dirs[p]; len(l) > 0 {
+			for _, j := range l {
+				add(j, mentionDir/math.Sqrt(float64(len(l))), 0, "dir "+p)
+			}
+			continue
+		}
+		// A directory named by a suffix: "format/packfile".
+		if strings.Contains(p, "/") {
+			var hits []int
+			for d, l := range lk.dirs {
+				if strings.HasSuffix(d, "/"+p) {
+					hits = append(hits, l...)
+				}
+			}
+			sort.Ints(hits)
+			for _, j := range hits {
+				add(j, mentionDir/math.Sqrt(float64(len(hits))), 0, "dir "+p)
+			}
+		}
+	}
+	for _, id := range q.m.Idents {
+		if id.CodeLike || len(id.Name) >= 5 {
+			if l := lk.byStem[strings.ToLower(id.Name)]; len(l) > 0 && len(l) <= maxSymbolDefiners && (id.CodeLike || !isStopWord([]byte(strings.ToLower(id.Name)))) {
+				for _, j := range l {
+					add(j, mentionStem/float64(len(l)), 0, "name "+id.Name)
+				}
+			}
+		}
+		l := lk.defs[id.Name]
+		if len(l) == 0 || len(l) > maxSymbolDefiners {
+			continue
+		}
+		s := mentionWord
+		if id.CodeLike {
+			s = mentionSymbol
+		} else if len(id.Name) < 4 {
+			continue
+		}
+		for _, j := range l {
+			f := &ix.Files[j]
+			var lines []int
+			scoped := 1.0
+			for _, sym := range f.Symbols {
+				if sym.Name == id.Name {
+					lines = append(lines, sym.Start)
+					if id.Scope != "" && sym.Scope == id.Scope {
+						scoped = 1.5 // Client.Do names this very method
+					}
+				}
+			}
+			add(j, scoped*s/math.Sqrt(float64(len(l))), 0, "symbol "+id.Name)
+			out[j].lines = append(out[j].lines, lines...)
+		}
+	}
+	for k, quote := range q.m.Quotes {
+		var files []int
+		for i := range stats {
+			for _, qk := range stats[i].quotes {
+				if qk == k {
+					files = append(files, i)
+					break
+				}
+			}
+		}
+		if len(files) == 0 || len(files) > maxSymbolDefiners {
+			continue
+		}
+		for _, i := range files {
+			var lines []int
+			for _, h := range stats[i].hits {
+				if h.Term == int32(-1-k) {
+					lines = append(lines, int(h.Line))
+				}
+			}
+			add(i, mentionQuote/float64(len(files)), 0, fmt.Sprintf("quote %q", clip(quote, 40)))
+			out[i].lines = append(out[i].lines, lines...)
+		}
+	}
+	for _, t := range out {
+		t.score = math.Min(t.score, maxMention)
+		sort.Ints(t.lines)
+	}
+	return out
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// pairKey returns the key that a test and its source share, and whether p
+// is a test by name. The key is the path without extension and without the
+// test affixes of Go (_test), Python (test_, _test), JavaScript (.test,
+// .spec) and Java (Test, Tests). A test under a tests/, test/, __tests__/
+// or spec/ directory pairs with a source of the same name anywhere, so its
+// key is "*/" and the lowercased stem; sourceKeys gives a source both keys.
+func pairKey(p string) (key string, test bool) {
+	dir, base := path.Split(p)
+	ext := path.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	for _, suf := range []string{"_test", ".test", ".spec", "_spec", "Tests", "Test"} {
+		if strings.HasSuffix(stem, suf) && len(stem) > len(suf) {
+			stem, test = strings.TrimSuffix(stem, suf), true
+			break
+		}
+	}
+	if !test && strings.HasPrefix(stem, "test_") && len(stem) > 5 {
+		stem, test = stem[5:], true
+	}
+	for _, d := range []string{"tests/", "test/", "__tests__/", "spec/"} {
+		if strings.HasPrefix(dir, d) || strings.Contains(dir, "/"+d) {
+			return "*/" + strings.ToLower(stem), true
+		}
+	}
+	return dir + stem, test
+}
+
+// sourceKeys returns the pairing keys of a source file: its own and the
+// one tests in a tests/ directory use.
+func sourceKeys(p string) [2]string {
+	dir, base := path.Split(p)
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	return [2]string{dir + stem, "*/" + strings.ToLower(stem)}
+}
+
+// ranked is one scored file.
+type ranked struct {
+	file    int // index into Index.Files
+	signals Signals
+	lines   []int // lines that mentions point at
+}
+
+// rankInput is everything scoring needs, so that it can be tested on
+// hand-built indexes.
+type rankInput struct {
+	ix      *Index
+	q       *query
+	lk      *lookup
+	stats   []fileStats
+	hist    *history // nil when there is no history
+	explain bool
+}
+
+// rankFiles scores every file and returns those with a positive score,
+// best first, ties broken by path. See the package comment for the formula.
+func rankFiles(in *rankInput) []ranked {
+	ix, q := in.ix, in.q
+	n := len(ix.Files)
+	lex := bm25(ix, q, in.stats)
+	men := matchMentions(ix, in.lk, q, in.stats)
+
+	// Seeds of the graph walk and of co-change: mentions and lexical hits.
+	base := make([]float64, n)
+	for i := range base {
+		m := 0.0
+		if t := men[i]; t != nil {
+			m = t.score
+		}
+		base[i] = (weightLexical*lex[i] + weightMention*m) * seedClassFactor(ix.Files[i].Class)
+	}
+	mentioned := map[string]bool{}
+	for _, id := range q.m.Idents {
+		mentioned[id.Name] = true
+	}
+	pr := buildGraph(ix, in.lk, mentioned).pageRank(topSeeds(base, maxGraphSeeds))
+
+	var rec, co []float64
+	if in.hist != nil {
+		rec = in.hist.recency(in.lk, n)
+		seeds := topIndexes(base, coChangeSeeds)
+		w := make([]float64, len(seeds))
+		for k, s := range seeds {
+			w[k] = base[s]
+		}
+		co = in.hist.coChange(in.lk, n, seeds, w)
+	}
+
+	sig := make([]Signals, n)
+	for i := range ix.Files {
+		f := &ix.Files[i]
+		s := &sig[i]
+		s.Class = classFactor(f.Class)
+		s.Lexical = weightLexical * lex[i] * s.Class
+		if t := men[i]; t != nil {
+			s.Mention = weightMention * t.score
+		}
+		s.Graph = weightGraph * pr[i] * s.Class
+		relevant := lex[i] > 0 || s.Mention > 0 || pr[i] > 0
+		if rec != nil && relevant {
+			// Recency only sharpens relevance; alone it would fill the
+			// prompt with whatever changed last.
+			s.Recency = weightRecency * rec[i] * s.Class
+		}
+		if co != nil {
+			s.CoChange = weightCoChange * co[i] * s.Class
+		}
+		if f.Status&(Modified|Staged|Untracked) != 0 {
+			s.Dirty = weightDirty * s.Class
+		}
+	}
+	own := make([]float64, n)
+	for i := range sig {
+		s := &sig[i]
+		own[i] = s.Lexical + s.Mention + s.Graph + s.Recency + s.CoChange + s.Dirty
+	}
+	// Test ↔ source pairing.
+	sources := map[string][]int{}
+	for i := range ix.Files {
+		if _, test := pairKey(ix.Files[i].Path); test || ix.Files[i].Class == Test {
+			continue
+		}
+		for _, k := range sourceKeys(ix.Files[i].Path) {
+			sources[k] = append(sources[k], i)
+		}
+	}
+	for i := range ix.Files {
+		key, test := pairKey(ix.Files[i].Path)
+		if !test {
+			continue
+		}
+		for _, j := range sources[key] {
+			if j == i {
+				continue
+			}
+			sig[j].Pair += pairShare * own[i]
+			sig[i].Pair += pairShare * own[j]
+		}
+	}
+	var out []ranked
+	for i := range sig {
+		s := &sig[i]
+		s.Score = own[i] + s.Pair
+		if s.Score <= 0 {
+			continue
+		}
+		r := ranked{file: i, signals: *s}
+		if t := men[i]; t != nil {
+			r.lines = t.lines
+			if in.explain {
+				r.signals.Why = append(r.signals.Why, t.why...)
+			}
+		}
+		if in.explain && in.stats[i].read {
+			var ts []string
+			for k, c := range in.stats[i].tf {
+				if c > 0 && len(ts) < 8 {
+					ts = append(ts, fmt.Sprintf("%s×%d", q.terms[k], c))
+				}
+			}
+			if len(ts) > 0 {
+				r.signals.Why = append(r.signals.Why, "terms "+strings.Join(ts, " "))
+			}
+		}
+		out = append(out, r)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].signals.Score != out[b].signals.Score {
+			return out[a].signals.Score > out[b].signals.Score
+		}
+		return ix.Files[out[a].file].Path < ix.Files[out[b].file].Path
+	})
+	return out
+}
+
+// maxGraphSeeds is how many of the best files by lexical and mention score
+// seed the graph walk: enough to cover a multi-file task, few enough that
+// the walk stays personal.
+const maxGraphSeeds = 20
+
+// seedClassFactor keeps vendored, generated and lock files from seeding the
+// walk unless they are the only match.
+func seedClassFactor(c Class) float64 { return classFactor(c) }
+
+// topIndexes returns the indexes of the k largest positive values, largest
+// first, ties by index.
+func topIndexes(v []float64, k int) []int {
+	var idx []int
+	for i, x := range v {
+		if x > 0 {
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		if v[idx[a]] != v[idx[b]] {
+			return v[idx[a]] > v[idx[b]]
+		}
+		return idx[a] < idx[b]
+	})
+	if len(idx) > k {
+		idx = idx[:k]
+	}
+	return idx
+}
+
+// topSeeds keeps the k largest values of v and zeroes the rest.
+func topSeeds(v []float64, k int) []float64 {
+	out := make([]float64, len(v))
+	for _, i := range topIndexes(v, k) {
+		out[i] = v[i]
+	}
+	return out
+}

@@ -1,0 +1,240 @@
+package slicer
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// This file renders a selection as a prompt. Every format carries the same
+// parts in the same order: the task, a note on what was left out and how
+// to ask for more, the content blocks in rank order, then the signature map.
+
+// renderer renders one format. FormatPaths is sized as markdown.
+type renderer struct {
+	format string
+	task   string
+	repo   string // short description of the repository, for the note
+}
+
+func newRenderer(format, task string, ix *Index) *renderer {
+	repo := path.Base(strings.ReplaceAll(ix.Root, `\`, "/"))
+	if repo == "." || repo == "/" || repo == "" {
+		repo = "the repository"
+	}
+	if ix.Head != "" {
+		repo += " at " + ix.Head[:min(12, len(ix.Head))]
+	}
+	return &renderer{format: format, task: task, repo: repo}
+}
+
+// note is the short header telling the model what it sees, what was left
+// out and how to ask for more.
+func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
+	whole, parts := 0, 0
+	for _, v := range views {
+		if v.gran == GranWhole {
+			whole++
+		} else {
+			parts++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Context from %s, selected by ctxtrim for the task above: ", r.repo)
+	switch {
+	case len(views) == 0 && len(maps) == 0:
+		b.WriteString("no file fitted the budget")
+	default:
+		fmt.Fprintf(&b, "%s whole, %s as excerpts", plural(whole, "file"), plural(parts, "file"))
+		if len(maps) > 0 {
+			fmt.Fprintf(&b, ", and one-line signatures of %s more", plural(len(maps), "file"))
+		}
+	}
+	b.WriteString(".")
+	if omitted > 0 {
+		fmt.Fprintf(&b, " %s also matched the task but did not fit the budget.", plural(omitted, "more file"))
+	}
+	if parts > 0 {
+		b.WriteString(" Elided lines are marked ⋮.")
+	}
+	b.WriteString(" To see more of any file, ask for it by path and line range.")
+	return b.String()
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// taskBlock is the task as rendered, alone.
+func (r *renderer) taskBlock() string {
+	switch r.format {
+	case FormatXML:
+		return "<task>\n" + r.task + "\n</task>\n"
+	case FormatJSON:
+		b, _ := json.Marshal(r.task)
+		return string(b)
+	}
+	return "# Task\n\n" + r.task + "\n"
+}
+
+// render renders the whole prompt.
+func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
+	note := r.note(views, maps, omitted)
+	switch r.format {
+	case FormatXML:
+		var b strings.Builder
+		b.WriteString(r.taskBlock())
+		fmt.Fprintf(&b, "<context>\n<note>%s</note>\n", xmlEscape(note))
+		for _, v := range views {
+			b.WriteString(r.block(nil, v, 0))
+		}
+		if len(maps) > 0 {
+			b.WriteString("<signatures>\n")
+			for _, m := range maps {
+				b.WriteString(m.line)
+			}
+			b.WriteString("</signatures>\n")
+		}
+		b.WriteString("</context>\n")
+		return b.String()
+	case FormatJSON:
+		type jsonRange struct {
+			Start int `json:"start"`
+			End   int `json:"end"`
+		}
+		type jsonFile struct {
+			Path        string      `json:"path"`
+			Lang        string      `json:"lang,omitempty"`
+			Granularity Granularity `json:"granularity"`
+			Ranges      []jsonRange `json:"ranges"`
+			Content     string      `json:"content"`
+		}
+		type jsonMap struct {
+			Path           string   `json:"path"`
+			GranSignatures []string `json:"signatures"`
+		}
+		doc := struct {
+			Task           string     `json:"task"`
+			Note           string     `json:"note"`
+			Files          []jsonFile `json:"files"`
+			GranSignatures []jsonMap  `json:"signatures,omitempty"`
+		}{Task: r.task, Note: note, Files: []jsonFile{}}
+		for _, v := range views {
+			jf := jsonFile{Path: v.path, Lang: v.lang, Granularity: v.gran, Content: v.body}
+			for _, rg := range v.ranges {
+				jf.Ranges = append(jf.Ranges, jsonRange(rg))
+			}
+			doc.Files = append(doc.Files, jf)
+		}
+		for _, m := range maps {
+			doc.GranSignatures = append(doc.GranSignatures, jsonMap{Path: m.path, GranSignatures: m.sigs})
+		}
+		out, _ := json.MarshalIndent(doc, "", " ")
+		return string(out) + "\n"
+	}
+	var b strings.Builder
+	b.WriteString(r.taskBlock())
+	b.WriteString("\n# Context\n\n")
+	b.WriteString(note)
+	b.WriteString("\n")
+	for _, v := range views {
+		b.WriteString("\n")
+		b.WriteString(r.block(nil, v, 0))
+	}
+	if len(maps) > 0 {
+		b.WriteString("\n## GranSignatures of other relevant files\n\n")
+		for _, m := range maps {
+			b.WriteString(m.line)
+		}
+	}
+	return b.String()
+}
+
+// block renders one file's content block. f and n are only used the first
+// time a view is rendered, to record its path, language and line count.
+func (r *renderer) block(f *File, v *view, n int) string {
+	if f != nil {
+		v.path, v.lang, v.lines = f.Path, f.Lang, n
+	}
+	ranges := make([]string, len(v.ranges))
+	for k, rg := range v.ranges {
+		ranges[k] = fmt.Sprintf("%d-%d", rg.Start, rg.End)
+	}
+	switch r.format {
+	case FormatXML:
+		return fmt.Sprintf("<file path=\"%s\" lines=\"%s\" of=\"%d\" granularity=\"%s\">\n%s</file>\n",
+			xmlEscape(v.path), strings.Join(ranges, ","), v.lines, v.gran, strings.ReplaceAll(v.body, "</file>", "&lt;/file>"))
+	case FormatJSON:
+		// Sized as its JSON object; render builds the document.
+		b, _ := json.Marshal(struct {
+			Path, Lang, Granularity, Ranges, Content string
+		}{v.path, v.lang, string(v.gran), strings.Join(ranges, ","), v.body})
+		return string(b)
+	}
+	kind := "excerpts"
+	if v.gran == GranWhole {
+		kind = "whole file"
+	}
+	fence := "```"
+	for strings.Contains(v.body, fence) {
+		fence += "`"
+	}
+	return fmt.Sprintf("## %s:%s (%s, %d lines)\n\n%s%s\n%s%s\n", v.path, strings.Join(ranges, ","), kind, v.lines,
+		fence, fenceLang(v.lang, v.path), v.body, fence)
+}
+
+// mapLine renders one line of the signature map.
+func (r *renderer) mapLine(p string, sigs []string, more bool) string {
+	tail := ""
+	if more {
+		tail = "; …"
+	}
+	switch r.format {
+	case FormatXML:
+		return xmlEscape(p+": "+strings.Join(sigs, "; ")+tail) + "\n"
+	case FormatJSON:
+		b, _ := json.Marshal(struct {
+			Path           string
+			GranSignatures []string
+		}{p, sigs})
+		return string(b) + "\n"
+	}
+	return "- " + p + ": `" + strings.ReplaceAll(strings.Join(sigs, "; ")+tail, "`", "'") + "`\n"
+}
+
+func xmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+}
+
+// fenceLang names a markdown fence's language: the index's language name,
+// or the file's extension.
+func fenceLang(lang, p string) string {
+	switch lang {
+	case "":
+		return strings.TrimPrefix(path.Ext(p), ".")
+	case "csharp":
+		return "cs"
+	}
+	return lang
+}
+
+// elisionMarker is the line that stands for elided lines, written as a
+// comment of the file's language so the excerpt still reads as code.
+func elisionMarker(lang string, from, to int) string {
+	text := fmt.Sprintf("⋮ lines %d-%d elided", from, to)
+	switch lang {
+	case "python", "ruby", "bash", "shell", "yaml", "toml", "perl", "r", "elixir", "make", "dockerfile":
+		return "# " + text
+	case "lua", "sql", "haskell":
+		return "-- " + text
+	case "html", "xml", "markdown":
+		return "<!-- " + text + " -->"
+	case "":
+		return text
+	}
+	return "// " + text
+}

@@ -1,0 +1,181 @@
+package slicer
+
+// This file splits text into the terms that lexical ranking compares:
+// identifier sub-words, lowercased and lightly stemmed.
+
+// termScanner splits text into terms. It reuses its buffer, so one scanner
+// must not be shared between goroutines. The zero value is ready to use.
+type termScanner struct {
+	buf  []byte // lowercased current part
+	word []byte // lowercased compound of the current identifier
+}
+
+// scan calls emit for every term of src, in order, and returns how many terms
+// it emitted. The slice passed to emit is only valid during the call.
+//
+// A term is a sub-word of an identifier: parseHTTPHeader gives parse, http
+// and header; snake_case and kebab-case split at the separator. An
+// identifier of two or more sub-words also gives its compound (parsehttpheader),
+// so a task naming an identifier exactly matches it more strongly than its
+// parts. Sub-words are lowercased and stemmed by stem; stop words and
+// one-letter or purely numeric parts are dropped.
+func (s *termScanner) scan(src []byte, emit func(term []byte)) int {
+	n := 0
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		if !isWordByte(c) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(src) && isWordByte(src[j]) {
+			j++
+		}
+		n += s.word1(src[i:j], emit)
+		i = j
+	}
+	return n
+}
+
+// word1 splits one identifier (letters, digits, underscores) into sub-words.
+func (s *termScanner) word1(w []byte, emit func([]byte)) int {
+	n := 0
+	parts := 0
+	s.word = s.word[:0]
+	start := -1
+	for k := 0; k <= len(w); k++ {
+		boundary := k == len(w) || w[k] == '_'
+		if !boundary && start >= 0 && k > start {
+			prev, cur := w[k-1], w[k]
+			switch {
+			case isLower(prev) && isUpper(cur): // parseHTTP: e|H
+				boundary = true
+			case isUpper(prev) && isUpper(cur) && k+1 < len(w) && isLower(w[k+1]): // HTTPHeader: P|He
+				boundary = true
+			case isDigit(prev) && isUpper(cur): // utf8Reader: 8|R
+				boundary = true
+			}
+			if boundary {
+				if s.part(w[start:k], emit) {
+					n++
+					parts++
+				}
+				start = k
+				continue
+			}
+		}
+		if boundary {
+			if start >= 0 && k > start {
+				if s.part(w[start:k], emit) {
+					n++
+					parts++
+				}
+			}
+			start = -1
+			continue
+		}
+		if start < 0 {
+			start = k
+		}
+	}
+	if parts >= 2 && len(s.word) >= 4 {
+		emit(s.word)
+		n++
+	}
+	return n
+}
+
+// part emits one sub-word if it is a term, and appends it to the compound.
+func (s *termScanner) part(p []byte, emit func([]byte)) bool {
+	s.buf = s.buf[:0]
+	for _, c := range p {
+		if isUpper(c) {
+			c += 'a' - 'A'
+		}
+		s.buf = append(s.buf, c)
+	}
+	s.word = append(s.word, s.buf...)
+	if len(s.buf) < 2 || allDigits(s.buf) {
+		return false
+	}
+	t := stem(s.buf)
+	if isStopWord(t) {
+		return false
+	}
+	emit(t)
+	return true
+}
+
+// terms returns the terms of text as strings, in order, with repeats.
+func terms(text string) []string {
+	var s termScanner
+	var out []string
+	s.scan([]byte(text), func(t []byte) { out = append(out, string(t)) })
+	return out
+}
+
+// stem removes common English inflections so that "retries", "retry" and
+// "retried" meet, and "headers" meets "header". It works in place on a
+// lowercased word and returns the stem. It is deliberately tiny: the same
+// function runs on tasks and on code, so it only has to be consistent.
+func stem(w []byte) []byte {
+	n := len(w)
+	switch {
+	case n > 4 && hasSuffix(w, "ies"):
+		w = append(w[:n-3], 'y')
+	case n > 4 && hasSuffix(w, "ied"):
+		w = append(w[:n-3], 'y')
+	case n > 5 && hasSuffix(w, "ing"):
+		w = w[:n-3]
+	case n > 4 && hasSuffix(w, "ed") && !hasSuffix(w, "eed"):
+		w = w[:n-2]
+	case n > 4 && (hasSuffix(w, "sses") || hasSuffix(w, "xes") || hasSuffix(w, "ches") || hasSuffix(w, "shes")):
+		w = w[:n-2]
+	case n > 3 && w[n-1] == 's' && w[n-2] != 's' && w[n-2] != 'u' && w[n-2] != 'i':
+		w = w[:n-1]
+	}
+	return w
+}
+
+func hasSuffix(w []byte, suf string) bool {
+	return len(w) >= len(suf) && string(w[len(w)-len(suf):]) == suf
+}
+
+func isWordByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
+func isLetter(c byte) bool   { return isLower(c) || isUpper(c) }
+func isLower(c byte) bool    { return 'a' <= c && c <= 'z' }
+func isUpper(c byte) bool    { return 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
+
+func allDigits(b []byte) bool {
+	for _, c := range b {
+		if !isDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// isStopWord reports whether a stemmed term carries no meaning for ranking:
+// English function words and the keywords every language shares. Words such
+// as "error" or "file" are not stop words: inverse document frequency
+// already weighs them down where they are common.
+func isStopWord(t []byte) bool {
+	switch string(t) {
+	case "the", "an", "and", "or", "of", "to", "in", "is", "it", "for", "on", "with",
+		"as", "by", "be", "this", "that", "from", "at", "are", "were", "was", "not", "no",
+		"if", "else", "we", "you", "can", "do", "doe", "but", "so", "all", "its", "into",
+		"when", "which", "than", "then", "also", "there", "these", "those", "has", "have",
+		"had", "been", "will", "would", "should", "could", "may", "our", "your", "they",
+		"them", "their", "use", "us", "out", "up", "about", "any", "some", "more", "most",
+		"only", "just", "other", "such", "one", "two", "now", "how", "what", "why", "who",
+		"where", "instead", "via", "make", "add", "fix", "remove", "update", "change",
+		"func", "function", "return", "var", "let", "const", "def", "self", "nil", "null",
+		"none", "true", "false", "import", "package", "elif",
+		"try", "catch", "except", "finally", "throw", "raise", "new",
+		"signed", "off", "co", "author", "www", "com":
+		return true
+	}
+	return false
+}
