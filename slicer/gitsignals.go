@@ -131,7 +131,7 @@ func (h *history) coChange(lk *lookup, n int, seeds []int, weight []float64) []f
 	for k, s := range seeds {
 		isSeed[s] = weight[k]
 	}
-	touched := map[int]int{}         // seed → commits touching it
+	touched := map[int]int{}          // seed → commits touching it
 	together := map[int]map[int]int{} // seed → file → commits touching both
 	idx := make([]int, 0, maxCommitFiles)
 	for _, paths := range h.commits {

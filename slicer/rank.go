@@ -94,15 +94,15 @@ func classFactor(c Class) float64 {
 // Signals is the breakdown of one file's score; each field is the signal's
 // value after its weight, so the fields add up to Score.
 type Signals struct {
-	Lexical  float64 `json:"lexical"`   // BM25 over contents and path, normalized
-	Mention  float64 `json:"mention"`   // explicit mentions in the task
-	Graph    float64 `json:"graph"`     // personalized PageRank
-	Recency  float64 `json:"recency"`   // recent commits touching the file
-	CoChange float64 `json:"co_change"` // changed with the top candidates
-	Dirty    float64 `json:"dirty"`     // uncommitted or staged
-	Pair     float64 `json:"pair"`      // share of its test's or source's score
-	Class    float64 `json:"class"`     // factor applied to all but Mention and Pair
-	Score    float64 `json:"score"`     // the total
+	Lexical  float64  `json:"lexical"`       // BM25 over contents and path, normalized
+	Mention  float64  `json:"mention"`       // explicit mentions in the task
+	Graph    float64  `json:"graph"`         // personalized PageRank
+	Recency  float64  `json:"recency"`       // recent commits touching the file
+	CoChange float64  `json:"co_change"`     // changed with the top candidates
+	Dirty    float64  `json:"dirty"`         // uncommitted or staged
+	Pair     float64  `json:"pair"`          // share of its test's or source's score
+	Class    float64  `json:"class"`         // factor applied to all but Mention and Pair
+	Score    float64  `json:"score"`         // the total
 	Why      []string `json:"why,omitempty"` // the mentions and terms that matched, briefly
 }
 
