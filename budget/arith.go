@@ -106,17 +106,20 @@ func (s Sections) Total() int { return s.System + s.Task + s.History + s.Context
 // amounts, by the policy in the package documentation. The result never
 // exceeds need in any section, and its Total never exceeds input.
 func Allocate(input int, need Sections) (Sections, error) {
-	if input < 0 {
-		return Sections{}, fmt.Errorf("input limit %d is negative", input)
+	if input < 0 || input > maxWindow {
+		return Sections{}, fmt.Errorf("input limit %d out of range [0, %d]", input, maxWindow)
 	}
 	if need.System < 0 || need.Task < 0 || need.History < 0 || need.Context < 0 {
 		return Sections{}, fmt.Errorf("negative section need %+v", need)
 	}
-	pinned := need.System + need.Task
-	if pinned > input {
+	if need.System > input || need.Task > input-need.System { // no overflow
+		pinned := need.System + need.Task
+		if pinned < 0 { // overflowed: both are huge
+			pinned = input + 1
+		}
 		return Sections{}, fmt.Errorf("system %d + task %d tokens exceed the input limit %d: %w", need.System, need.Task, input, ErrNoFit)
 	}
-	rest := input - pinned
+	rest := input - need.System - need.Task
 	histShare := rest * HistoryShare / 100
 	ctxShare := rest - histShare
 

@@ -1,0 +1,130 @@
+package budget
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The cookbook's examples, with the prompt_tokens the OpenAI API reported
+// for them (openai-cookbook, How_to_count_tokens_with_tiktoken.ipynb,
+// sections 6 and 7): 124 (gpt-4o) / 129 (gpt-4, gpt-3.5-turbo) for the
+// jargon messages; 101 / 105 for the weather tool example.
+const cookbookWeatherRequest = `{
+  "model": "gpt-4o",
+  "messages": [
+    {"role": "system", "content": "You are a helpful assistant that can answer to questions about the weather."},
+    {"role": "user", "content": "What's the weather like in San Francisco?"}
+  ],
+  "tools": [{
+    "type": "function",
+    "function": {
+      "name": "get_current_weather",
+      "description": "Get the current weather in a given location",
+      "parameters": {
+        "type": "object",
+        "properties": {
+          "location": {"type": "string", "description": "The city and state, e.g. San Francisco, CA"},
+          "unit": {"type": "string", "description": "The unit of temperature to return", "enum": ["celsius", "fahrenheit"]}
+        },
+        "required": ["location"]
+      }
+    }
+  }]
+}`
+
+func cookbookJargonMessages() []Message {
+	return []Message{
+		{Role: "system", Content: "You are a helpful, pattern-following assistant that translates corporate jargon into plain English."},
+		{Role: "system", Name: "example_user", Content: "New synergies will help drive top-line growth."},
+		{Role: "system", Name: "example_assistant", Content: "Things working well together will increase revenue."},
+		{Role: "system", Name: "example_user", Content: "Let's circle back when we have more bandwidth to touch base on opportunities for increased leverage."},
+		{Role: "system", Name: "example_assistant", Content: "Let's talk later when we're less busy about how to do better."},
+		{Role: "user", Content: "This late pivot means we don't have time to boil the ocean for the client deliverable."},
+	}
+}
+
+func TestCountChatCookbook(t *testing.T) {
+	msgs, tools, err := ParseChatRequest([]byte(cookbookWeatherRequest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTool := []Tool{{Name: "get_current_weather", Description: "Get the current weather in a given location", Properties: []Property{
+		{Name: "location", Type: "string", Description: "The city and state, e.g. San Francisco, CA"},
+		{Name: "unit", Type: "string", Description: "The unit of temperature to return", Enum: []string{"celsius", "fahrenheit"}},
+	}}}
+	if diff := cmp.Diff(wantTool, tools); diff != "" {
+		t.Errorf("ParseChatRequest tools (-want +got):\n%s", diff)
+	}
+	tests := []struct {
+		encoding string
+		msgs     []Message
+		tools    []Tool
+		want     int
+	}{
+		{O200kBase, cookbookJargonMessages(), nil, 124},
+		{Cl100kBase, cookbookJargonMessages(), nil, 129},
+		{O200kBase, msgs, tools, 101},
+		{Cl100kBase, msgs, tools, 105},
+	}
+	for _, tc := range tests {
+		c, err := NewEncodingCounter(tc.encoding)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := OverheadFor(tc.encoding).Count(c, tc.msgs, tc.tools); got != tc.want {
+			t.Errorf("%s, %d messages, %d tools: got %d tokens, want %d (the API's count)", tc.encoding, len(tc.msgs), len(tc.tools), got, tc.want)
+		}
+	}
+	c, _ := NewEncodingCounter(O200kBase)
+	if got := CountChat(c, msgs, tools); got != 101 {
+		t.Errorf("CountChat = %d, want 101", got)
+	}
+}
+
+func TestCountChatFormula(t *testing.T) {
+	c := lenCounter{}
+	o := OverheadFor(O200kBase)
+	msgs := []Message{
+		{Role: "user", Content: "abcd"},
+		{Role: "assistant", Name: "x", ToolCalls: []ToolCall{{Name: "f", Arguments: `{"a":1}`}}},
+	}
+	want := o.ReplyPriming +
+		o.PerMessage + len("user") + len("abcd") +
+		o.PerMessage + len("assistant") + len("x") + o.PerName + o.PerToolCall + len("f") + len(`{"a":1}`)
+	if got := o.Count(c, msgs, nil); got != want {
+		t.Errorf("Count = %d, want %d", got, want)
+	}
+	if got := o.Count(c, nil, nil); got != o.ReplyPriming {
+		t.Errorf("empty request = %d, want %d", got, o.ReplyPriming)
+	}
+}
+
+func TestParseChatRequestParts(t *testing.T) {
+	msgs, tools, err := ParseChatRequest([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"b"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"1","type":"function","function":{"name":"f","arguments":"{}"}}]}],
+	"tools":[{"type":"function","function":{"name":"g","description":"d.","parameters":{"type":"object","properties":{"z":{"type":["string","null"]},"a":{"type":"object","properties":{"b":{"type":"integer"}}}}}}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantMsgs := []Message{{Role: "user", Content: "ab"}, {Role: "assistant", ToolCalls: []ToolCall{{ID: "1", Name: "f", Arguments: "{}"}}}}
+	if diff := cmp.Diff(wantMsgs, msgs); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+	wantTools := []Tool{{Name: "g", Description: "d.", Properties: []Property{
+		{Name: "z", Type: "string|null"},
+		{Name: "a", Type: "object", Nested: `{"b":{"type":"integer"}}`},
+	}}}
+	if diff := cmp.Diff(wantTools, tools); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{`{`, `{"messages":[{"content":5}]}`, `{"tools":[{"function":{"parameters":{"properties":[1]}}}]}`} {
+		if _, _, err := ParseChatRequest([]byte(bad)); err == nil {
+			t.Errorf("ParseChatRequest(%s): no error", bad)
+		}
+	}
+}
+
+// lenCounter counts bytes: a stand-in that makes formulas easy to state.
+type lenCounter struct{}
+
+func (lenCounter) Count(s string) int { return len(s) }
