@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/ctxtrim/ctxtrim/history"
+)
+
+func init() {
+	commands["history"] = command{summary: "prune a conversation (Chat, Responses, Anthropic, Codex rollout) to a budget", run: runHistory}
+}
+
+const historyUsage = `usage: ctxtrim history [flags] [FILE|-] > pruned
+
+Prunes a conversation history to the token budget and writes it in the same
+format. Formats: OpenAI Chat Completions request, OpenAI Responses request,
+Anthropic Messages request, Codex CLI rollout JSONL, a SWE-agent .traj, or a
+bare JSON array of messages; detected unless -format is given.
+
+Steps, cheapest loss first, each only as far as needed: mask old tool
+outputs, replace superseded outputs and old images, cut the middle out of
+oversized items, drop the oldest turns (one notice says how many). System
+messages, the latest user turn and the last -keep-last turns are never
+touched. Exit status: 0 unchanged, 3 pruned, 4 bad input, 5 the pinned part
+alone does not fit. With -dry-run nothing is written to stdout: the report
+of what would be removed goes to stderr and the exit status is the same.
+
+flags:
+`
+
+func runHistory(e *env, args []string) int {
+	fs := flag.NewFlagSet("history", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() { fmt.Fprint(e.stderr, historyUsage); fs.PrintDefaults() }
+	var bf budgetFlags
+	bf.register(fs)
+	format := fs.String("format", "auto", "input `format`: auto, chat, responses, anthropic, codex")
+	keepLast := fs.Int("keep-last", history.DefaultKeepLast, "never touch the last `N` turns (the last turn is always kept)")
+	maskAfter := fs.Int("mask-after", history.DefaultMaskAfter, "mask tool outputs older than the last `N` turns first (0: all outside -keep-last)")
+	maxItem := fs.Int("max-item", 0, "truncate the middle of items over `TOKENS` (default budget/8)")
+	dryRun := fs.Bool("dry-run", false, "report what would be removed on stderr; write nothing to stdout")
+	explain := fs.Bool("explain", false, "report tokens before and after each step on stderr")
+	verbose := fs.Bool("v", false, "log progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 1 {
+		return e.fail(exitUsage, fmt.Errorf("history takes at most one FILE, got %d", fs.NArg()))
+	}
+	f, err := history.ParseFormatName(*format)
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	for name, v := range map[string]int{"-keep-last": *keepLast, "-mask-after": *maskAfter, "-max-item": *maxItem} {
+		if v < 0 {
+			return e.fail(exitUsage, fmt.Errorf("%s must not be negative, got %d", name, v))
+		}
+	}
+	counter, limit, note, err := bf.resolve(".")
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	if note != "" {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
+	}
+
+	in := e.stdin
+	if name := fs.Arg(0); name != "" && name != "-" {
+		file, err := os.Open(name)
+		if err != nil {
+			return e.fail(exitError, err)
+		}
+		defer file.Close()
+		in = file
+	}
+	conv, err := history.ParseFormat(in, f)
+	if err != nil {
+		if errors.Is(err, history.ErrBadInput) {
+			return e.fail(exitBadInput, err)
+		}
+		return e.fail(exitError, err)
+	}
+
+	opts := &history.Options{KeepLast: *keepLast, MaskAfter: *maskAfter, MaxItem: *maxItem}
+	if *keepLast == 0 {
+		opts.KeepLast = -1
+	}
+	if *maskAfter == 0 {
+		opts.MaskAfter = -1
+	}
+	if *verbose {
+		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, format+"\n", args...) }
+	}
+	res, err := history.Prune(conv, limit, counter, opts)
+	if err != nil {
+		if errors.Is(err, history.ErrNoFit) {
+			return e.fail(exitNoFit, err)
+		}
+		return e.fail(exitError, err)
+	}
+	if *explain || *dryRun {
+		reportPrune(e.stderr, conv, res, *dryRun)
+	}
+	code := exitOK
+	if res.Changed() {
+		code = exitTrimmed
+	}
+	if *dryRun {
+		return code
+	}
+	var out bytes.Buffer
+	if err := res.Conversation.Encode(&out); err != nil {
+		return e.fail(exitError, err)
+	}
+	if _, err := io.Copy(e.stdout, &out); err != nil {
+		return e.fail(exitError, err)
+	}
+	return code
+}
+
+func reportPrune(w io.Writer, conv *history.Conversation, res *history.Result, dry bool) {
+	fmt.Fprintf(w, "history: %s, %d items, %d tokens, budget %d, pinned %d\n",
+		conv.Format(), conv.Len(), res.Before, res.Limit, res.Pinned)
+	for _, s := range res.Steps {
+		fmt.Fprintf(w, "  %-9s %7d → %7d tokens  (%d edits)\n", s.Name, s.Before, s.After, s.Edits)
+	}
+	if dry {
+		for _, r := range res.Removed {
+			fmt.Fprintf(w, "  would %s item %d (-%d tokens): %s\n", r.Step, r.Item, r.Tokens, r.What)
+		}
+	}
+	verb := "pruned to"
+	if !res.Changed() {
+		verb = "unchanged at"
+	}
+	fmt.Fprintf(w, "history: %s %d tokens", verb, res.After)
+	if res.DroppedTurns > 0 {
+		fmt.Fprintf(w, ", %d turns dropped", res.DroppedTurns)
+	}
+	fmt.Fprintln(w)
+}

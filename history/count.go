@@ -1,0 +1,219 @@
+package history
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+// Request accounting. Providers render a request into tokens that the
+// caller never sees: role markers around each message, the tool schemas in
+// a hidden preamble, a priming sequence for the reply. These constants make
+// that overhead explicit. Where a provider does not publish its rendering,
+// the constant is chosen on the high side so that a count is never below
+// what the API will charge.
+const (
+	// perMessageTokens is OpenAI's documented overhead of one message
+	// (<|start|>{role}<|message|> … <|end|>), applied to every item.
+	perMessageTokens = 3
+	// perNameTokens is OpenAI's documented extra cost of a "name" field.
+	perNameTokens = 1
+	// replyPrimingTokens: every reply is primed with <|start|>assistant<|message|>.
+	replyPrimingTokens = 3
+	// perToolCallTokens covers the wrapper OpenAI and Anthropic put around
+	// one tool call (call id, type, function name framing).
+	perToolCallTokens = 8
+	// perToolResultTokens covers a tool result's id and framing.
+	perToolResultTokens = 4
+	// perToolTokens covers the framing of one tool schema; the schema itself
+	// is counted as its compact JSON text, which is longer than OpenAI's
+	// TypeScript-like rendering of it, so tools are over- not under-counted.
+	perToolTokens = 12
+	// imageTokens is charged for an image whose size ctxtrim cannot know
+	// without decoding it. It is the high end of both providers' published
+	// costs: OpenAI high detail tops out at 1105–1445 tokens for gpt-4o
+	// tile layouts and Anthropic at about 1600 (1.15 megapixels / 750).
+	imageTokens = 1600
+)
+
+// accountant counts items as the API sees them.
+type accountant struct {
+	f Format
+	c budget.Counter
+}
+
+// fixedTokens counts what is sent once per request: instructions, tool
+// schemas and the reply priming.
+func (a accountant) fixedTokens(conv *Conversation) int {
+	n := replyPrimingTokens
+	for _, s := range conv.fixed {
+		n += perMessageTokens + a.c.Count(s)
+	}
+	if kindOf(conv.tools) == '[' {
+		if tools, err := parseArray(conv.tools); err == nil {
+			for _, t := range tools {
+				n += perToolTokens + a.c.Count(compact(t))
+			}
+		}
+	}
+	return n
+}
+
+// item counts one message or item.
+func (a accountant) item(raw json.RawMessage) int {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return perMessageTokens + a.c.Count(string(raw))
+	}
+	switch a.f {
+	case FormatChat:
+		return a.chat(m)
+	case FormatAnthropic:
+		return a.anthropic(m)
+	default:
+		return a.responses(m)
+	}
+}
+
+func (a accountant) text(raw json.RawMessage) int {
+	if s, ok := str(raw); ok {
+		return a.c.Count(s)
+	}
+	return 0
+}
+
+func (a accountant) chat(m map[string]json.RawMessage) int {
+	n := perMessageTokens + a.text(m["role"]) + a.parts(m["content"])
+	if name := m["name"]; name != nil && m["role"] != nil && !strings.Contains(string(m["role"]), "tool") {
+		n += perNameTokens + a.text(name)
+	}
+	n += a.text(m["refusal"])
+	if m["tool_call_id"] != nil || m["tool_call_ids"] != nil {
+		n += perToolResultTokens
+	}
+	if kindOf(m["tool_calls"]) == '[' {
+		var calls []struct {
+			Function *struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+			Custom *struct {
+				Name  string `json:"name"`
+				Input string `json:"input"`
+			} `json:"custom"`
+		}
+		if json.Unmarshal(m["tool_calls"], &calls) == nil {
+			for _, c := range calls {
+				n += perToolCallTokens
+				if c.Function != nil {
+					n += a.c.Count(c.Function.Name) + a.c.Count(c.Function.Arguments)
+				}
+				if c.Custom != nil {
+					n += a.c.Count(c.Custom.Name) + a.c.Count(c.Custom.Input)
+				}
+			}
+		} else {
+			n += a.c.Count(compact(m["tool_calls"]))
+		}
+	}
+	if fc := m["function_call"]; kindOf(fc) == '{' {
+		n += perToolCallTokens + a.c.Count(compact(fc))
+	}
+	return n
+}
+
+// parts counts a content value: a string, or an array of typed parts in
+// any of the three APIs' vocabularies. Unknown part types are counted as
+// their whole JSON text.
+func (a accountant) parts(raw json.RawMessage) int {
+	switch kindOf(raw) {
+	case '"':
+		return a.text(raw)
+	case '[':
+	default:
+		return 0
+	}
+	elems, err := parseArray(raw)
+	if err != nil {
+		return a.c.Count(string(raw))
+	}
+	n := 0
+	for _, e := range elems {
+		n += a.part(e)
+	}
+	return n
+}
+
+func (a accountant) part(raw json.RawMessage) int {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(raw, &p) != nil {
+		if s, ok := str(raw); ok {
+			return a.c.Count(s)
+		}
+		return a.c.Count(string(raw))
+	}
+	typ, _ := str(p["type"])
+	switch typ {
+	case "text", "input_text", "output_text", "summary_text", "reasoning_text":
+		return a.text(p["text"])
+	case "refusal":
+		return a.text(p["refusal"])
+	case "image_url", "input_image", "image":
+		return imageTokens
+	case "thinking":
+		return a.text(p["thinking"])
+	case "redacted_thinking":
+		return a.text(p["data"])
+	case "tool_use", "server_tool_use":
+		return perToolCallTokens + a.text(p["name"]) + a.c.Count(compact(p["input"]))
+	case "tool_result":
+		return perToolResultTokens + a.parts(p["content"])
+	}
+	return a.c.Count(string(raw))
+}
+
+func (a accountant) anthropic(m map[string]json.RawMessage) int {
+	return perMessageTokens + a.text(m["role"]) + a.parts(m["content"])
+}
+
+func (a accountant) responses(m map[string]json.RawMessage) int {
+	typ, _ := str(m["type"])
+	switch {
+	case typ == "message" || (typ == "" && m["role"] != nil):
+		return perMessageTokens + a.text(m["role"]) + a.parts(m["content"])
+	case typ == "reasoning":
+		// Encrypted reasoning stands for tokens the model sees again; its
+		// size is unknown, so the opaque text is counted, which is more.
+		return perMessageTokens + a.parts(m["summary"]) + a.parts(m["content"]) + a.text(m["encrypted_content"])
+	case strings.HasSuffix(typ, "_call_output"):
+		out := m["output"]
+		if kindOf(out) == '[' {
+			return perToolResultTokens + a.parts(out)
+		}
+		if s, ok := str(out); ok {
+			return perToolResultTokens + a.c.Count(s)
+		}
+		return perToolResultTokens + a.c.Count(compact(out))
+	case strings.HasSuffix(typ, "_call"):
+		n := perToolCallTokens + a.text(m["name"]) + a.text(m["arguments"]) + a.text(m["input"])
+		if act := m["action"]; act != nil {
+			n += a.c.Count(compact(act))
+		}
+		return n
+	}
+	// Unknown item types are counted whole.
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if k != "id" && k != "type" && k != "status" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.Write(m[k])
+	}
+	return perMessageTokens + a.c.Count(b.String())
+}

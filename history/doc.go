@@ -1,0 +1,74 @@
+// Package history prunes conversation histories to a token budget without
+// ever producing a request the API would reject.
+//
+// # Formats
+//
+// Parse reads four formats and detects which one it has: an OpenAI Chat
+// Completions request body ("messages"; a SWE-agent .traj, whose "history"
+// is Chat-shaped with "tool_call_ids" lists, is read the same way), an
+// OpenAI Responses request body ("input" items), an Anthropic Messages
+// request body ("messages" with a top-level "system" or Anthropic content
+// blocks), a Codex CLI session rollout (JSONL records with "type" and
+// "payload"), and a bare JSON array of messages or items. Nothing is decoded
+// into Go structs and re-encoded: objects are kept as ordered lists of keys
+// with their values' original bytes, so every field ctxtrim does not
+// understand stays byte for byte in its place, and only the values that
+// pruning changes (and the containers that hold them) are re-encoded. An
+// unpruned conversation is written back exactly as it was read.
+//
+// A Codex rollout is a log, not a request: on resume Codex rebuilds the
+// model's history from the replacement_history of the last "compacted"
+// record followed by the "response_item" records after it. Those items are
+// the conversation; pruning edits or removes exactly those records (and the
+// matching replacement_history_metadata entries) and passes every other
+// record (session_meta, turn_context, event_msg, world_state, record types
+// not yet known, and everything before the last compaction) through
+// unchanged, so the result is still a rollout Codex can resume. The base
+// instructions in session_meta are counted as fixed; Codex's tool schemas
+// are not in the rollout, so reserve room for them with the budget.
+//
+// # Accounting
+//
+// A request is counted as the API sees it: every text the model reads
+// (message text, tool call names and arguments, tool outputs, reasoning
+// summaries, thinking), the per-message overhead, the tool schemas and
+// the instructions, with named constants (count.go) for what providers do
+// not publish, chosen on the high side. Images cost imageTokens each.
+//
+// # Turns and pins
+//
+// Items are grouped into turns, the atoms of pruning: a tool call with all
+// its results (and whatever lies between them), a reasoning item with the
+// item it produced, or a single message. Pinned, never touched: system and
+// developer messages (and the context Codex injects: AGENTS.md,
+// environment), the turn holding the latest user message, and the last
+// KeepLast turns (the in-flight tool step among them). If the pinned part
+// alone exceeds the budget, Prune fails with ErrNoFit and says what is
+// pinned and how big it is.
+//
+// # Policy
+//
+// Prune applies four steps, cheapest loss first, each only as far as the
+// budget needs and each oldest first:
+//
+//  1. mask: replace the outputs of tool calls older than the last
+//     MaskAfter turns with a placeholder naming the tool and the size
+//     removed ("[ctxtrim: output of get_user_details omitted (412
+//     tokens)]"). The call and its result stay, so the pairing is valid.
+//  2. supersede: replace outputs made stale by later ones — a read of a
+//     file read again later, a call repeated later with the same
+//     arguments, an output identical to a later one — and replace images
+//     with a placeholder.
+//  3. truncate: cut the middle out of items larger than MaxItem tokens
+//     (tool outputs, pasted text), keeping the head and the tail around a
+//     marker, never below MaxItem.
+//  4. drop: remove whole turns, oldest first, and put one notice where the
+//     first one was ("[ctxtrim: 7 earlier turns were omitted …]"); in
+//     Anthropic requests the notice joins a neighbouring user message when
+//     a separate one would break the alternation of roles.
+//
+// Thinking blocks and reasoning items are never edited: they are kept
+// byte for byte or dropped with their turn. The result is checked before it
+// is returned: its exact count is at most the budget, and if the input
+// passed Validate, so does the output.
+package history

@@ -1,0 +1,532 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Format names a conversation format.
+type Format string
+
+// The formats Parse understands.
+const (
+	FormatChat      Format = "chat"      // OpenAI Chat Completions request (or SWE-agent .traj)
+	FormatResponses Format = "responses" // OpenAI Responses API request
+	FormatAnthropic Format = "anthropic" // Anthropic Messages request
+	FormatCodex     Format = "codex"     // Codex CLI session rollout JSONL
+)
+
+// Formats lists the valid formats, for flag help and error messages.
+var formats = []Format{FormatChat, FormatResponses, FormatAnthropic, FormatCodex}
+
+// ErrBadInput is wrapped by every error Parse returns for input it cannot
+// understand (as opposed to a failing reader).
+var ErrBadInput = errors.New("bad input")
+
+// shape is how the items are wrapped.
+type shape int
+
+const (
+	shapeBody    shape = iota // a request body object with an items array
+	shapeBare                 // a bare JSON array of items
+	shapeRollout              // Codex rollout JSONL
+)
+
+// Conversation is a parsed conversation. It keeps the original bytes of the
+// whole input and of every item, so that Encode writes untouched parts back
+// byte for byte. A Conversation is never modified after Parse returns; Prune
+// returns a new one. It is safe for concurrent use.
+type Conversation struct {
+	format   Format
+	shape    shape
+	src      []byte   // the input, written back unchanged when nothing changed
+	changed  bool     // whether Encode must rebuild the output
+	top      []member // shapeBody: top-level members in order
+	itemsKey string   // shapeBody: "messages", "input" or "history"
+	items    []item
+	fixed    []string        // text the model sees once per request: system, instructions
+	tools    json.RawMessage // tool schemas, counted once
+
+	// shapeRollout
+	lines       [][]byte // input lines without their "\n"
+	compactLine int      // line of the last compacted record with replacement_history, or -1
+	meta        []json.RawMessage
+}
+
+// item is one message or Responses item.
+type item struct {
+	raw   json.RawMessage
+	line  int // shapeRollout: the line it came from
+	elem  int // shapeRollout: index in replacement_history, or -1 for a response_item line
+	role  string
+	typ   string // Responses item type ("message", "function_call", ...)
+	sys   bool   // instructions: system/developer message or Codex context; always kept
+	user  bool   // carries text the user typed: a turn boundary
+	reas  bool   // a reasoning item, bound to the item that follows it
+	calls []call
+	res   []result
+	// notice marks the item ctxtrim inserted to say what was dropped.
+	notice bool
+}
+
+// call is a tool call issued by an item.
+type call struct{ id, name, args string }
+
+// result is a tool result carried by an item; block is its index in an
+// Anthropic content array, or -1 when the whole item is the result.
+type result struct {
+	id    string
+	block int
+}
+
+// Format reports the conversation's format.
+func (c *Conversation) Format() Format { return c.format }
+
+// Len reports the number of messages or items that the model sees.
+func (c *Conversation) Len() int { return len(c.items) }
+
+// Parse reads a conversation and detects its format: a Codex rollout
+// (JSONL whose records have "type" and "payload"), a request body with
+// "messages" (Anthropic when it has a top-level "system" or Anthropic
+// content blocks, else Chat), "input" (Responses) or "history" (a SWE-agent
+// trajectory, Chat-shaped), or a bare array of messages or items.
+func Parse(r io.Reader) (*Conversation, error) { return ParseFormat(r, "") }
+
+// ParseFormat is Parse with the format given; the empty format detects it.
+func ParseFormat(r io.Reader, f Format) (*Conversation, error) {
+	src, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("read conversation: %w", err)
+	}
+	c, err := parse(src, f)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+	}
+	return c, nil
+}
+
+// ParseFormatName validates a format name given by a user.
+func ParseFormatName(s string) (Format, error) {
+	if s == "" || s == "auto" {
+		return "", nil
+	}
+	for _, f := range formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown format %q (known: auto, %s)", s, strings.Join(names, ", "))
+}
+
+func parse(src []byte, f Format) (*Conversation, error) {
+	trimmed := bytes.TrimSpace(bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")))
+	if len(trimmed) == 0 {
+		return nil, errors.New("empty input")
+	}
+	if f == FormatCodex || (f == "" && looksLikeRollout(trimmed)) {
+		return parseRollout(src)
+	}
+	switch trimmed[0] {
+	case '[':
+		elems, err := parseArray(trimmed)
+		if err != nil {
+			return nil, err
+		}
+		c := &Conversation{src: src, shape: shapeBare, compactLine: -1}
+		if f == "" {
+			f = detectItems(elems)
+		}
+		c.format = f
+		return c, c.classifyAll(elems)
+	case '{':
+		top, err := parseObject(trimmed)
+		if err != nil {
+			return nil, err
+		}
+		return parseBody(src, top, f)
+	}
+	return nil, errors.New("want a JSON object, a JSON array or Codex rollout JSONL")
+}
+
+func looksLikeRollout(b []byte) bool {
+	line, _, _ := bytes.Cut(b, []byte("\n"))
+	ms, err := parseObject(line)
+	if err != nil {
+		return false
+	}
+	return get(ms, "type") != nil && get(ms, "payload") != nil
+}
+
+func parseBody(src []byte, top []member, f Format) (*Conversation, error) {
+	c := &Conversation{src: src, shape: shapeBody, top: top, compactLine: -1}
+	for _, k := range []string{"messages", "input", "history"} {
+		if get(top, k) != nil {
+			c.itemsKey = k
+			break
+		}
+	}
+	if c.itemsKey == "" {
+		return nil, errors.New(`request body has no "messages", "input" or "history" array`)
+	}
+	raw := get(top, c.itemsKey)
+	if c.itemsKey == "input" && kindOf(raw) == '"' {
+		// Responses input given as one string: nothing to prune.
+		s, _ := str(raw)
+		c.format = FormatResponses
+		c.fixed = append(c.fixed, s)
+		c.tools = get(top, "tools")
+		if ins, ok := str(get(top, "instructions")); ok {
+			c.fixed = append(c.fixed, ins)
+		}
+		return c, f.mustBe(FormatResponses)
+	}
+	elems, err := parseArray(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.itemsKey, err)
+	}
+	detected := FormatChat
+	switch {
+	case c.itemsKey == "input":
+		detected = FormatResponses
+	case c.itemsKey == "messages" && (get(top, "system") != nil || detectItems(elems) == FormatAnthropic):
+		detected = FormatAnthropic
+	}
+	if f == "" {
+		f = detected
+	}
+	if (f == FormatResponses) != (c.itemsKey == "input") {
+		return nil, fmt.Errorf("format %s does not fit a request body with %q", f, c.itemsKey)
+	}
+	c.format = f
+	c.tools = get(top, "tools")
+	switch f {
+	case FormatAnthropic:
+		sys := get(top, "system")
+		if s, ok := str(sys); ok {
+			c.fixed = append(c.fixed, s)
+		} else if kindOf(sys) == '[' {
+			var blocks []struct {
+				Text string `json:"text"`
+			}
+			if err := json.Unmarshal(sys, &blocks); err != nil {
+				return nil, fmt.Errorf("system: %w", err)
+			}
+			for _, b := range blocks {
+				c.fixed = append(c.fixed, b.Text)
+			}
+		}
+	case FormatResponses:
+		if s, ok := str(get(top, "instructions")); ok {
+			c.fixed = append(c.fixed, s)
+		}
+	}
+	return c, c.classifyAll(elems)
+}
+
+func (f Format) mustBe(want Format) error {
+	if f != "" && f != want {
+		return fmt.Errorf("input is %s, not %s", want, f)
+	}
+	return nil
+}
+
+// detectItems guesses the format of a list of messages or items.
+func detectItems(elems []json.RawMessage) Format {
+	for _, e := range elems {
+		var m struct {
+			Type    *string         `json:"type"`
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(e, &m) != nil {
+			continue
+		}
+		if m.Type != nil {
+			return FormatResponses
+		}
+		if kindOf(m.Content) == '[' {
+			var blocks []struct {
+				Type   string          `json:"type"`
+				Source json.RawMessage `json:"source"`
+			}
+			if json.Unmarshal(m.Content, &blocks) == nil {
+				for _, b := range blocks {
+					switch b.Type {
+					case "tool_use", "tool_result", "thinking", "redacted_thinking", "document":
+						return FormatAnthropic
+					case "image":
+						if b.Source != nil {
+							return FormatAnthropic
+						}
+					case "input_text", "output_text", "input_image":
+						return FormatResponses
+					}
+				}
+			}
+		}
+	}
+	return FormatChat
+}
+
+func (c *Conversation) classifyAll(elems []json.RawMessage) error {
+	c.items = make([]item, 0, len(elems))
+	for i, e := range elems {
+		it := item{raw: e, line: -1, elem: -1}
+		if err := c.classify(&it); err != nil {
+			return fmt.Errorf("%s item %d: %w", c.format, i, err)
+		}
+		c.items = append(c.items, it)
+	}
+	return nil
+}
+
+// classify fills in what the pruner needs to know about an item.
+func (c *Conversation) classify(it *item) error {
+	switch c.format {
+	case FormatChat:
+		return classifyChat(it)
+	case FormatAnthropic:
+		return classifyAnthropic(it)
+	default:
+		return classifyResponses(it, c.format == FormatCodex)
+	}
+}
+
+func classifyChat(it *item) error {
+	var m struct {
+		Role        string          `json:"role"`
+		Content     json.RawMessage `json:"content"`
+		ToolCallID  *string         `json:"tool_call_id"`
+		ToolCallIDs []string        `json:"tool_call_ids"` // SWE-agent
+		ToolCalls   []struct {
+			ID       string `json:"id"`
+			Function struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+			Custom struct {
+				Name  string `json:"name"`
+				Input string `json:"input"`
+			} `json:"custom"`
+		} `json:"tool_calls"`
+	}
+	if err := json.Unmarshal(it.raw, &m); err != nil {
+		return err
+	}
+	if m.Role == "" {
+		return errors.New(`message has no "role"`)
+	}
+	it.role = m.Role
+	switch m.Role {
+	case "system", "developer":
+		it.sys = true
+	case "user":
+		it.user = true
+	case "assistant":
+		for _, tc := range m.ToolCalls {
+			name, args := tc.Function.Name, tc.Function.Arguments
+			if name == "" {
+				name, args = tc.Custom.Name, tc.Custom.Input
+			}
+			it.calls = append(it.calls, call{tc.ID, name, args})
+		}
+	case "tool":
+		if m.ToolCallID != nil {
+			it.res = append(it.res, result{*m.ToolCallID, -1})
+		}
+		for _, id := range m.ToolCallIDs {
+			it.res = append(it.res, result{id, -1})
+		}
+	}
+	return nil
+}
+
+func classifyAnthropic(it *item) error {
+	var m struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(it.raw, &m); err != nil {
+		return err
+	}
+	if m.Role == "" {
+		return errors.New(`message has no "role"`)
+	}
+	it.role = m.Role
+	if kindOf(m.Content) != '[' {
+		it.user = m.Role == "user"
+		return nil
+	}
+	var blocks []struct {
+		Type      string          `json:"type"`
+		ID        string          `json:"id"`
+		Name      string          `json:"name"`
+		Input     json.RawMessage `json:"input"`
+		ToolUseID string          `json:"tool_use_id"`
+	}
+	if err := json.Unmarshal(m.Content, &blocks); err != nil {
+		return fmt.Errorf("content: %w", err)
+	}
+	for i, b := range blocks {
+		switch {
+		case b.Type == "tool_use" && m.Role == "assistant":
+			it.calls = append(it.calls, call{b.ID, b.Name, compact(b.Input)})
+		case b.Type == "tool_result" && m.Role == "user":
+			it.res = append(it.res, result{b.ToolUseID, i})
+		case m.Role == "user":
+			it.user = true
+		}
+	}
+	return nil
+}
+
+func classifyResponses(it *item, codex bool) error {
+	var m struct {
+		Type    string          `json:"type"`
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+		CallID  string          `json:"call_id"`
+		Name    string          `json:"name"`
+		Args    string          `json:"arguments"`
+		Input   string          `json:"input"`
+		Action  json.RawMessage `json:"action"`
+	}
+	if err := json.Unmarshal(it.raw, &m); err != nil {
+		return err
+	}
+	it.typ, it.role = m.Type, m.Role
+	switch {
+	case m.Type == "message" || (m.Type == "" && m.Role != ""):
+		switch m.Role {
+		case "system", "developer":
+			it.sys = true
+		case "user":
+			it.user = true
+			if codex && isCodexContext(m.Content) {
+				it.user, it.sys = false, true
+			}
+		}
+	case m.Type == "":
+		return errors.New(`item has neither "type" nor "role"`)
+	case m.Type == "reasoning":
+		it.reas = true
+	case strings.HasSuffix(m.Type, "_call_output"):
+		it.res = append(it.res, result{m.CallID, -1})
+	case strings.HasSuffix(m.Type, "_call") && m.CallID != "":
+		name, args := m.Name, m.Args
+		if name == "" {
+			name = strings.TrimSuffix(m.Type, "_call")
+		}
+		if args == "" {
+			args = m.Input
+		}
+		if args == "" && m.Action != nil {
+			args = compact(m.Action)
+		}
+		it.calls = append(it.calls, call{m.CallID, name, args})
+	}
+	return nil
+}
+
+// isCodexContext reports whether a Codex user message is context Codex
+// injects (AGENTS.md, environment, skills) rather than text the user typed:
+// every text part starts with a tag or the AGENTS.md header.
+func isCodexContext(content json.RawMessage) bool {
+	var parts []struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) != nil || len(parts) == 0 {
+		return false
+	}
+	for _, p := range parts {
+		t := strings.TrimSpace(p.Text)
+		if !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "# AGENTS.md instructions") {
+			return false
+		}
+	}
+	return true
+}
+
+// parseRollout reads Codex rollout JSONL. The history Codex rebuilds on
+// resume is the replacement_history of the last compacted record followed by
+// the response_item records after it; those are the items. Every other
+// record, and every record before that compaction, is kept as it is.
+func parseRollout(src []byte) (*Conversation, error) {
+	c := &Conversation{src: src, shape: shapeRollout, format: FormatCodex, compactLine: -1}
+	body := src
+	if len(body) > 0 && body[len(body)-1] == '\n' {
+		body = body[:len(body)-1]
+	}
+	c.lines = bytes.Split(body, []byte("\n"))
+	type rec struct {
+		typ     string
+		payload json.RawMessage
+	}
+	recs := make([]rec, len(c.lines))
+	for i, l := range c.lines {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		ms, err := parseObject(l)
+		if err != nil {
+			return nil, fmt.Errorf("rollout line %d: %w", i+1, err)
+		}
+		t, _ := str(get(ms, "type"))
+		recs[i] = rec{t, get(ms, "payload")}
+		if t == "compacted" {
+			if pm, err := parseObject(recs[i].payload); err == nil && kindOf(get(pm, "replacement_history")) == '[' {
+				c.compactLine = i
+			}
+		}
+		if t == "session_meta" {
+			var p struct {
+				BaseInstructions struct {
+					Text string `json:"text"`
+				} `json:"base_instructions"`
+			}
+			if json.Unmarshal(recs[i].payload, &p) == nil && p.BaseInstructions.Text != "" {
+				c.fixed = append(c.fixed, p.BaseInstructions.Text)
+			}
+		}
+	}
+	start := 0
+	if c.compactLine >= 0 {
+		pm, _ := parseObject(recs[c.compactLine].payload)
+		elems, err := parseArray(get(pm, "replacement_history"))
+		if err != nil {
+			return nil, fmt.Errorf("rollout line %d: replacement_history: %w", c.compactLine+1, err)
+		}
+		if md := get(pm, "replacement_history_metadata"); kindOf(md) == '[' {
+			if meta, err := parseArray(md); err == nil && len(meta) == len(elems) {
+				c.meta = meta
+			}
+		}
+		for j, e := range elems {
+			it := item{raw: e, line: c.compactLine, elem: j}
+			if err := classifyResponses(&it, true); err != nil {
+				return nil, fmt.Errorf("rollout line %d: replacement_history item %d: %w", c.compactLine+1, j, err)
+			}
+			c.items = append(c.items, it)
+		}
+		start = c.compactLine + 1
+	}
+	for i := start; i < len(recs); i++ {
+		if recs[i].typ != "response_item" || kindOf(recs[i].payload) != '{' {
+			continue
+		}
+		it := item{raw: recs[i].payload, line: i, elem: -1}
+		if err := classifyResponses(&it, true); err != nil {
+			return nil, fmt.Errorf("rollout line %d: %w", i+1, err)
+		}
+		c.items = append(c.items, it)
+	}
+	return c, nil
+}

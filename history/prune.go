@@ -1,0 +1,809 @@
+package history
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+// Pruning knobs, each a named constant with its reason.
+const (
+	// DefaultKeepLast is how many of the most recent turns are kept whole
+	// when Options.KeepLast is 0: the in-flight tool step and the one before
+	// it, which the model usually still reasons about.
+	DefaultKeepLast = 2
+	// DefaultMaskAfter is how many recent turns keep their tool outputs when
+	// Options.MaskAfter is 0. Agent studies (JetBrains, "The Complexity
+	// Trap", 2025) masked all but the last ~10 observations without hurting
+	// solve rates; masking is only applied as far as the budget needs, so a
+	// smaller window costs nothing when the budget is loose.
+	DefaultMaskAfter = 4
+	// maxItemDivisor sets the default oversize threshold of step 3 to a
+	// fraction of the budget: one item may use at most 1/8 of it.
+	maxItemDivisor = 8
+	// minMaxItem keeps the default threshold useful on tiny budgets.
+	minMaxItem = 256
+	// truncateHeadPercent of a truncated item's kept tokens go to its head
+	// (where commands echo what they are and files start), the rest to its
+	// tail (where errors and summaries are).
+	truncateHeadPercent = 60
+	// minMaskTokens: outputs this small are not worth a placeholder.
+	minMaskTokens = 16
+)
+
+// Step names, in the order Prune applies them.
+const (
+	StepMask       = "mask"       // observation masking of old tool outputs
+	StepSupersede  = "supersede"  // re-read files, repeated outputs, old images
+	StepTruncate   = "truncate"   // middle of oversized items
+	StepDrop       = "drop"       // oldest turns, as atoms
+	placeholderTag = "[ctxtrim: " // every text ctxtrim writes starts with it
+)
+
+// ErrNoFit is wrapped by Prune's error when even the pinned minimum (the
+// instructions, tool schemas, latest user turn and the last turns kept
+// whole) does not fit the budget.
+var ErrNoFit = errors.New("pinned minimum does not fit the budget")
+
+// Options tunes Prune. The zero value is valid; Prune does not modify it.
+type Options struct {
+	// KeepLast is how many of the most recent turns are never modified or
+	// dropped. 0 means DefaultKeepLast; a negative value keeps only the
+	// last turn. A turn here is an atom: a user message, an assistant
+	// message, or a tool call with all its results (and the reasoning
+	// that produced it).
+	KeepLast int
+	// MaskAfter is how many recent turns keep their tool outputs in step 1.
+	// 0 means DefaultMaskAfter; a negative value masks every output outside
+	// the KeepLast turns.
+	MaskAfter int
+	// MaxItem is the size in tokens above which step 3 truncates the middle
+	// of an item. 0 means budget/8 (at least 256).
+	MaxItem int
+	// Logf receives progress notes; nil discards them.
+	Logf func(format string, args ...any)
+}
+
+// Step reports one pruning step.
+type Step struct {
+	Name          string
+	Before, After int // request tokens before and after the step
+	Edits         int // items changed or turns dropped
+}
+
+// Removal describes one thing Prune removed or shortened.
+type Removal struct {
+	Step   string
+	Item   int // index of the item in the input conversation
+	Tokens int // tokens saved
+	What   string
+}
+
+// Result is what Prune did.
+type Result struct {
+	// Conversation is the pruned conversation; it is the input itself
+	// when nothing had to change.
+	Conversation  *Conversation
+	Before, After int // request tokens
+	Limit         int
+	Pinned        int // tokens of the part Prune never touches
+	Steps         []Step
+	Removed       []Removal
+	DroppedTurns  int
+}
+
+// Changed reports whether anything was pruned.
+func (r *Result) Changed() bool { return r.Conversation != nil && r.Conversation.changed }
+
+// Tokens counts conv as a request, with Prune's accounting.
+func Tokens(conv *Conversation, c budget.Counter) int {
+	a := accountant{conv.format, c}
+	n := a.fixedTokens(conv)
+	for _, it := range conv.items {
+		n += a.item(it.raw)
+	}
+	return n
+}
+
+// Prune returns conv cut down to at most limit tokens, counted with c as the
+// API would (see the package documentation for the policy). conv is not
+// modified. It returns an error wrapping ErrNoFit when the pinned minimum
+// does not fit.
+func Prune(conv *Conversation, limit int, c budget.Counter, opts *Options) (*Result, error) {
+	if limit <= 0 {
+		return nil, fmt.Errorf("budget must be positive, got %d", limit)
+	}
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	s := newState(conv, limit, c, o)
+	res := &Result{Conversation: conv, Limit: limit, Before: s.total(), Pinned: s.pinnedTokens()}
+	if res.Before <= limit {
+		res.After = res.Before
+		return res, nil
+	}
+	if res.Pinned > limit {
+		return nil, s.noFit()
+	}
+	for _, step := range []struct {
+		name string
+		run  func() int
+	}{
+		{StepMask, s.mask},
+		{StepSupersede, s.supersede},
+		{StepTruncate, s.truncate},
+		{StepDrop, s.dropTurns},
+	} {
+		if s.total() <= limit {
+			break
+		}
+		before := s.total()
+		edits := step.run()
+		res.Steps = append(res.Steps, Step{step.name, before, s.total(), edits})
+		s.logf("history: %s: %d edits, %d → %d tokens (budget %d)", step.name, edits, before, s.total(), limit)
+	}
+	if s.total() > limit {
+		return nil, s.noFit()
+	}
+	out := s.build()
+	res.Conversation = out
+	res.Removed = s.removed
+	res.DroppedTurns = s.droppedTurns
+	res.After = Tokens(out, c)
+	if res.After > limit {
+		return nil, fmt.Errorf("internal error: pruned request has %d tokens, over the budget of %d", res.After, limit)
+	}
+	if validate(conv) == nil {
+		if err := validate(out); err != nil {
+			return nil, fmt.Errorf("internal error: pruning broke the conversation: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// span is a turn: items [start, end] that must be kept or dropped together.
+type span struct{ start, end int }
+
+type state struct {
+	conv    *Conversation
+	f       Format
+	c       budget.Counter
+	a       accountant
+	limit   int
+	o       Options
+	items   []item
+	cost    []int
+	drop    []bool
+	fixed   int
+	units   []span
+	unitOf  []int
+	sysUnit []bool
+	// protectFrom: units from here on are never touched; latestUser is the
+	// unit of the latest user message, also never touched.
+	protectFrom, latestUser, maskFrom int
+	names                             map[[2]int]call // result slot → its call
+	done                              map[[2]int]bool // result slots already replaced
+	removed                           []Removal
+	droppedTurns                      int
+	// notice placement, valid when droppedTurns > 0
+	noticeAt   int // item the notice replaces (separate) or merges into
+	noticeMode int
+	noticeRaw  json.RawMessage
+	noticeCost int // tokens the notice adds
+}
+
+const (
+	noticeSeparate = iota // the notice takes the place of the first dropped item
+	noticeMerge           // the notice is merged into a kept Anthropic user message
+)
+
+func newState(conv *Conversation, limit int, c budget.Counter, o Options) *state {
+	s := &state{conv: conv, f: conv.format, c: c, a: accountant{conv.format, c}, limit: limit, o: o,
+		names: map[[2]int]call{}, done: map[[2]int]bool{}}
+	s.items = append([]item(nil), conv.items...)
+	n := len(s.items)
+	s.cost = make([]int, n)
+	s.drop = make([]bool, n)
+	for i, it := range s.items {
+		s.cost[i] = s.a.item(it.raw)
+	}
+	s.fixed = s.a.fixedTokens(conv)
+	s.buildUnits()
+	if s.o.KeepLast == 0 {
+		s.o.KeepLast = DefaultKeepLast
+	}
+	if s.o.KeepLast < 1 {
+		s.o.KeepLast = 1
+	}
+	if s.o.MaskAfter == 0 {
+		s.o.MaskAfter = DefaultMaskAfter
+	}
+	if s.o.MaxItem <= 0 {
+		s.o.MaxItem = max(limit/maxItemDivisor, minMaxItem)
+	}
+	s.protectFrom = s.fromEnd(s.o.KeepLast)
+	s.maskFrom = s.fromEnd(max(s.o.MaskAfter, 0))
+	s.latestUser = -1
+	for i := n - 1; i >= 0; i-- {
+		if s.items[i].user {
+			s.latestUser = s.unitOf[i]
+			break
+		}
+	}
+	return s
+}
+
+// buildUnits groups items into turns: a call with its results, a reasoning
+// item with the item after it, and everything in between, are one turn.
+func (s *state) buildUnits() {
+	n := len(s.items)
+	reach := make([]int, n)
+	// A result answers the nearest call with its id before it: ids are not
+	// unique in real transcripts (tau-bench reuses them).
+	callAt := map[string]int{}
+	calls := map[string]call{}
+	for j, it := range s.items {
+		reach[j] = j
+		for _, r := range it.res {
+			if i, ok := callAt[r.id]; ok {
+				reach[i] = max(reach[i], j)
+				s.names[[2]int{j, r.block}] = calls[r.id]
+			}
+		}
+		for _, c := range it.calls {
+			callAt[c.id] = j
+			calls[c.id] = c
+		}
+		if it.reas && j+1 < n {
+			reach[j] = max(reach[j], j+1)
+		}
+	}
+	s.unitOf = make([]int, n)
+	start, end := 0, -1
+	for i := 0; i < n; i++ {
+		end = max(end, reach[i])
+		s.unitOf[i] = len(s.units)
+		if i == end {
+			sys := false
+			for k := start; k <= i; k++ {
+				sys = sys || s.items[k].sys
+			}
+			s.units = append(s.units, span{start, i})
+			s.sysUnit = append(s.sysUnit, sys)
+			start = i + 1
+		}
+	}
+}
+
+// fromEnd returns the index of the first of the last k non-instruction units.
+func (s *state) fromEnd(k int) int {
+	u := len(s.units)
+	for u > 0 && k > 0 {
+		u--
+		if !s.sysUnit[u] {
+			k--
+		}
+	}
+	return u
+}
+
+// touchable reports whether unit u may be edited or dropped.
+func (s *state) touchable(u int) bool {
+	return !s.sysUnit[u] && u < s.protectFrom && u != s.latestUser
+}
+
+func (s *state) total() int {
+	n := s.fixed
+	for i, c := range s.cost {
+		if !s.drop[i] {
+			n += c
+		}
+	}
+	if s.droppedTurns > 0 {
+		n += s.noticeCost
+	}
+	return n
+}
+
+func (s *state) fits() bool { return s.total() <= s.limit }
+
+func (s *state) logf(format string, args ...any) {
+	if s.o.Logf != nil {
+		s.o.Logf(format, args...)
+	}
+}
+
+// pinnedTokens is the size of what Prune never touches.
+func (s *state) pinnedTokens() int {
+	n := s.fixed
+	for u, sp := range s.units {
+		if s.touchable(u) {
+			continue
+		}
+		for i := sp.start; i <= sp.end; i++ {
+			n += s.cost[i]
+		}
+	}
+	return n
+}
+
+func (s *state) noFit() error {
+	var sys, user, last int
+	for u, sp := range s.units {
+		if s.touchable(u) {
+			continue
+		}
+		t := 0
+		for i := sp.start; i <= sp.end; i++ {
+			t += s.cost[i]
+		}
+		switch {
+		case s.sysUnit[u]:
+			sys += t
+		case u == s.latestUser:
+			user += t
+		default:
+			last += t
+		}
+	}
+	return fmt.Errorf("%w: pinned minimum is %d tokens (instructions, tools and reply overhead %d, system/developer messages %d, latest user turn %d, last %d turns kept whole %d) and the budget is %d; raise the budget or lower --keep-last",
+		ErrNoFit, s.pinnedTokens(), s.fixed, sys, user, s.o.KeepLast, last, s.limit)
+}
+
+// edit replaces item i's bytes and recounts it.
+func (s *state) edit(i int, raw json.RawMessage, step, what string) {
+	before := s.cost[i]
+	s.items[i].raw = raw
+	s.cost[i] = s.a.item(raw)
+	s.removed = append(s.removed, Removal{step, i, before - s.cost[i], what})
+}
+
+// resultSlot is one tool result in the conversation.
+type resultSlot struct {
+	item, block int
+	id          string
+}
+
+// slots lists the tool results in touchable units before unit limit, oldest
+// first, skipping those already replaced.
+func (s *state) slots(limit int) []resultSlot {
+	var out []resultSlot
+	for u := 0; u < min(limit, len(s.units)); u++ {
+		if !s.touchable(u) {
+			continue
+		}
+		for i := s.units[u].start; i <= s.units[u].end; i++ {
+			for _, r := range s.items[i].res {
+				if !s.done[[2]int{i, r.block}] {
+					out = append(out, resultSlot{i, r.block, r.id})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func (s *state) toolName(r resultSlot) string {
+	if c, ok := s.names[[2]int{r.item, r.block}]; ok && c.name != "" {
+		return c.name
+	}
+	return "a tool"
+}
+
+// replaceResult swaps a tool result for a placeholder when that saves tokens.
+func (s *state) replaceResult(r resultSlot, step, placeholder string) bool {
+	text, _ := resultText(s.f, s.items[r.item].raw, r.block)
+	if strings.HasPrefix(text, placeholderTag) {
+		return false
+	}
+	raw, err := setResult(s.f, s.items[r.item].raw, r.block, placeholder)
+	if err != nil || s.a.item(raw) >= s.cost[r.item] {
+		return false
+	}
+	s.done[[2]int{r.item, r.block}] = true
+	s.edit(r.item, raw, step, placeholder)
+	return true
+}
+
+// mask is step 1: replace old tool outputs, oldest first, with a
+// placeholder naming the tool and the size of what was removed.
+func (s *state) mask() int {
+	n := 0
+	from := s.maskFrom
+	if s.o.MaskAfter < 0 {
+		from = s.protectFrom
+	}
+	for _, r := range s.slots(from) {
+		if s.fits() {
+			break
+		}
+		text, _ := resultText(s.f, s.items[r.item].raw, r.block)
+		t := s.c.Count(text)
+		if t < minMaskTokens {
+			continue
+		}
+		p := fmt.Sprintf("%soutput of %s omitted (%d tokens)]", placeholderTag, s.toolName(r), t)
+		if s.replaceResult(r, StepMask, p) {
+			n++
+		}
+	}
+	return n
+}
+
+// supersede is step 2: outputs of a file read that was read again later,
+// outputs identical to a later output, and images outside the kept turns.
+func (s *state) supersede() int {
+	n := 0
+	// What later calls read, and which later outputs exist.
+	type later struct{ reads, calls, outputs map[string]bool }
+	all := s.slotsAll()
+	seen := later{map[string]bool{}, map[string]bool{}, map[string]bool{}}
+	superseded := map[[2]int]string{}
+	for k := len(all) - 1; k >= 0; k-- {
+		r := all[k]
+		c := s.names[[2]int{r.item, r.block}]
+		text, _ := resultText(s.f, s.items[r.item].raw, r.block)
+		key := c.name + "\x00" + c.args
+		path := readPath(c.name, c.args)
+		switch {
+		case strings.HasPrefix(text, placeholderTag):
+		case path != "" && seen.reads[path]:
+			superseded[[2]int{r.item, r.block}] = fmt.Sprintf("%soutput of %s superseded by a later read of %s (%%d tokens)]", placeholderTag, s.toolName(r), path)
+		case c.name != "" && seen.calls[key]:
+			superseded[[2]int{r.item, r.block}] = fmt.Sprintf("%soutput of %s superseded by a later identical call (%%d tokens)]", placeholderTag, s.toolName(r))
+		case text != "" && seen.outputs[text]:
+			superseded[[2]int{r.item, r.block}] = fmt.Sprintf("%soutput of %s identical to a later output (%%d tokens)]", placeholderTag, s.toolName(r))
+		}
+		if path != "" {
+			seen.reads[path] = true
+		}
+		if c.name != "" {
+			seen.calls[key] = true
+		}
+		if text != "" {
+			seen.outputs[text] = true
+		}
+	}
+	for _, r := range s.slots(len(s.units)) {
+		if s.fits() {
+			return n
+		}
+		p, ok := superseded[[2]int{r.item, r.block}]
+		if !ok {
+			continue
+		}
+		text, _ := resultText(s.f, s.items[r.item].raw, r.block)
+		if s.replaceResult(r, StepSupersede, fmt.Sprintf(p, s.c.Count(text))) {
+			n++
+		}
+	}
+	for u := range s.units {
+		if !s.touchable(u) {
+			continue
+		}
+		for i := s.units[u].start; i <= s.units[u].end; i++ {
+			parts := imageParts(s.items[i].raw)
+			for k := len(parts) - 1; k >= 0; k-- {
+				if s.fits() {
+					return n
+				}
+				p := placeholderTag + "image removed]"
+				raw, err := replacePart(s.items[i].raw, parts[k], textPart(s.f, s.items[i].role, p))
+				if err == nil {
+					s.edit(i, raw, StepSupersede, p)
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// slotsAll lists every tool result, touchable or not, in order.
+func (s *state) slotsAll() []resultSlot {
+	var out []resultSlot
+	for i, it := range s.items {
+		for _, r := range it.res {
+			out = append(out, resultSlot{i, r.block, r.id})
+		}
+	}
+	return out
+}
+
+// readPath returns the file a call reads, for the tools whose reads can be
+// recognised: a read/view/open/cat tool with a path argument, or a shell
+// command "cat PATH".
+func readPath(name, args string) string {
+	var m map[string]any
+	if json.Unmarshal([]byte(args), &m) != nil {
+		return ""
+	}
+	lname := strings.ToLower(name)
+	if cmd, ok := m["command"].(string); ok && cmd == "view" {
+		lname = "view"
+	}
+	for _, verb := range []string{"read", "view", "open", "cat", "get_file"} {
+		if strings.Contains(lname, verb) {
+			for _, k := range []string{"path", "file_path", "filePath", "filename", "file"} {
+				if p, ok := m[k].(string); ok && p != "" {
+					return p
+				}
+			}
+		}
+	}
+	for _, k := range []string{"cmd", "command"} {
+		if cmd, ok := m[k].(string); ok {
+			f := strings.Fields(cmd)
+			if len(f) == 2 && (f[0] == "cat" || f[0] == "open") {
+				return f[1]
+			}
+		}
+	}
+	return ""
+}
+
+// truncate is step 3: cut the middle out of items above MaxItem tokens,
+// oldest first, each only as far as the budget needs (never below MaxItem).
+func (s *state) truncate() int {
+	n := 0
+	for u := range s.units {
+		if !s.touchable(u) {
+			continue
+		}
+		for i := s.units[u].start; i <= s.units[u].end; i++ {
+			if s.fits() {
+				return n
+			}
+			if s.items[i].reas || s.items[i].sys {
+				continue
+			}
+			for _, r := range s.items[i].res {
+				text, textOnly := resultText(s.f, s.items[i].raw, r.block)
+				cut, ok := s.cut(text, textOnly)
+				if !ok {
+					continue
+				}
+				raw, err := setResult(s.f, s.items[i].raw, r.block, cut)
+				if err == nil && s.a.item(raw) < s.cost[i] {
+					s.edit(i, raw, StepTruncate, "middle of the output of "+s.toolName(resultSlot{i, r.block, r.id}))
+					n++
+				}
+			}
+			if s.items[i].role == "tool" {
+				continue // its content is the result, handled above
+			}
+			for _, sl := range textSlots(s.items[i].raw) {
+				cut, ok := s.cut(sl.text, true)
+				if !ok {
+					continue
+				}
+				raw, err := setText(s.items[i].raw, sl.part, cut)
+				if err == nil && s.a.item(raw) < s.cost[i] {
+					s.edit(i, raw, StepTruncate, "middle of a "+s.items[i].role+" message")
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// cut shortens text to what the budget needs, if it is oversized.
+func (s *state) cut(text string, textOnly bool) (string, bool) {
+	if !textOnly || strings.HasPrefix(text, placeholderTag) {
+		return "", false
+	}
+	t := s.c.Count(text)
+	if t <= s.o.MaxItem {
+		return "", false
+	}
+	const markerTokens = 16 // the marker's own size, about
+	target := max(s.o.MaxItem, t-(s.total()-s.limit)-markerTokens)
+	if target >= t {
+		return "", false
+	}
+	return truncateMiddle(s.c, text, t, target), true
+}
+
+// truncateMiddle keeps about target tokens of text, head and tail, with a
+// marker in place of the middle.
+func truncateMiddle(c budget.Counter, text string, total, target int) string {
+	headBudget := target * truncateHeadPercent / 100
+	tailBudget := target - headBudget
+	h := prefixLen(c, text, headBudget)
+	t := suffixLen(c, text[h:], tailBudget)
+	head, tail := text[:h], text[len(text)-t:]
+	omitted := total - c.Count(head) - c.Count(tail)
+	return fmt.Sprintf("%s\n%s%d tokens omitted from the middle]\n%s", head, placeholderTag, omitted, tail)
+}
+
+// prefixLen is the byte length of the longest prefix of s (cut at a rune
+// start, preferring a line end) with at most n tokens.
+func prefixLen(c budget.Counter, s string, n int) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		mid := runeStart(s, (lo+hi+1)/2)
+		if mid <= lo {
+			mid = runeStart(s, lo+1)
+			if mid <= lo || mid > hi {
+				break
+			}
+		}
+		if c.Count(s[:mid]) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	lo = runeStart(s, lo)
+	if nl := strings.LastIndexByte(s[:lo], '\n'); nl >= 0 && nl+1 >= lo*4/5 {
+		lo = nl + 1
+	}
+	return lo
+}
+
+// suffixLen is prefixLen from the end.
+func suffixLen(c budget.Counter, s string, n int) int {
+	lo, hi := 0, len(s)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		start := runeStart(s, len(s)-mid)
+		mid = len(s) - start
+		if mid <= lo {
+			break
+		}
+		if c.Count(s[start:]) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	start := len(s) - lo
+	if nl := strings.IndexByte(s[start:], '\n'); nl >= 0 && nl < lo/5 {
+		start += nl + 1
+	}
+	return len(s) - start
+}
+
+// runeStart moves i back to the start of the rune it falls in.
+func runeStart(s string, i int) int {
+	if i >= len(s) {
+		return len(s)
+	}
+	for i > 0 && s[i]&0xC0 == 0x80 {
+		i--
+	}
+	return i
+}
+
+// dropTurns is step 4: drop whole turns, oldest first, and leave one notice
+// saying how many were omitted.
+func (s *state) dropTurns() int {
+	var order []int
+	for u := range s.units {
+		if s.touchable(u) {
+			order = append(order, u)
+		}
+	}
+	n := 0
+	for _, u := range order {
+		if s.fits() {
+			break
+		}
+		sp := s.units[u]
+		saved := 0
+		for i := sp.start; i <= sp.end; i++ {
+			s.drop[i] = true
+			saved += s.cost[i]
+		}
+		s.droppedTurns++
+		s.removed = append(s.removed, Removal{StepDrop, sp.start, saved, s.describe(sp)})
+		s.placeNotice()
+		n++
+	}
+	return n
+}
+
+func (s *state) describe(sp span) string {
+	var roles []string
+	for i := sp.start; i <= sp.end; i++ {
+		it := s.items[i]
+		switch {
+		case it.role != "":
+			roles = append(roles, it.role)
+		default:
+			roles = append(roles, it.typ)
+		}
+	}
+	return "turn: " + strings.Join(roles, ", ")
+}
+
+// placeNotice decides where the notice goes and what it costs.
+func (s *state) placeNotice() {
+	first := -1
+	for i, d := range s.drop {
+		if d {
+			first = i
+			break
+		}
+	}
+	word := "turns were"
+	if s.droppedTurns == 1 {
+		word = "turn was"
+	}
+	text := fmt.Sprintf("%s%d earlier %s omitted to fit the context budget]", placeholderTag, s.droppedTurns, word)
+	s.noticeAt, s.noticeMode = first, noticeSeparate
+	s.noticeRaw = noticeItem(s.f, text)
+	if s.f == FormatAnthropic {
+		next, prev := -1, -1
+		for i := first + 1; i < len(s.items); i++ {
+			if !s.drop[i] {
+				next = i
+				break
+			}
+		}
+		for i := first - 1; i >= 0; i-- {
+			if !s.drop[i] {
+				prev = i
+				break
+			}
+		}
+		target := -1
+		switch {
+		case next >= 0 && s.items[next].role == "user":
+			target = next
+		case prev >= 0 && s.items[prev].role == "user":
+			target = prev
+		}
+		if target >= 0 {
+			if raw, err := mergeNotice(s.items[target].raw, text); err == nil {
+				s.noticeAt, s.noticeMode, s.noticeRaw = target, noticeMerge, raw
+				s.noticeCost = s.a.item(raw) - s.cost[target]
+				return
+			}
+		}
+	}
+	s.noticeCost = s.a.item(s.noticeRaw)
+}
+
+// build assembles the pruned conversation.
+func (s *state) build() *Conversation {
+	out := *s.conv
+	out.changed = true
+	out.items = make([]item, 0, len(s.items))
+	for i, it := range s.items {
+		if s.droppedTurns > 0 && i == s.noticeAt {
+			switch s.noticeMode {
+			case noticeSeparate:
+				out.items = append(out.items, item{raw: s.noticeRaw, line: it.line, elem: it.elem,
+					role: s.noticeRole(), typ: s.noticeType(), notice: true})
+				continue
+			case noticeMerge:
+				it.raw = s.noticeRaw
+			}
+		}
+		if s.drop[i] {
+			continue
+		}
+		out.items = append(out.items, it)
+	}
+	return &out
+}
+
+func (s *state) noticeRole() string {
+	if s.f == FormatChat || s.f == FormatAnthropic {
+		return "user"
+	}
+	return "developer"
+}
+
+func (s *state) noticeType() string {
+	if s.f == FormatChat || s.f == FormatAnthropic {
+		return ""
+	}
+	return "message"
+}
