@@ -1,0 +1,542 @@
+package split
+
+import (
+	"context"
+	"path"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+	"golang.org/x/sync/errgroup"
+)
+
+// Boundary penalties, in fractions of a part's payload capacity: balancing
+// accepts a part that deviates from its equal share by up to this much more
+// to cut at the cheaper boundary. Coarse boundaries are cheap because the
+// pieces on both sides still make sense alone.
+const (
+	// penaltyDirShared is paid per leading directory the two sides share:
+	// cutting between a/b and a/c is dearer than between a/b and x/y.
+	penaltyDirShared = 0.02
+	// penaltyFile: two files of the same directory, often edited together.
+	penaltyFile = 0.10
+	// penaltyHunk: two hunks of one file; the file header is repeated.
+	penaltyHunk = 0.20
+	// penaltySection: two markdown sections of a document.
+	penaltySection = 0.20
+	// penaltyDef: two definitions of one file.
+	penaltyDef = 0.25
+	// penaltyPara: two paragraphs (a blank line between them).
+	penaltyPara = 0.30
+	// penaltyLine: two lines of one paragraph or hunk.
+	penaltyLine = 0.40
+	// penaltyFragment: inside a line; only when the line exceeds a part.
+	penaltyFragment = 2.0
+)
+
+// Synthetic texts. Every one is recorded as a Synthetic segment.
+const (
+	fragmentEnd  = "\n[ctxtrim: line cut here; it continues in the next part]\n"
+	fragmentLead = "[ctxtrim: continuation of a line cut at the end of the previous part]\n"
+	// subHunkSample sizes the cost of a recomputed hunk header in advance.
+	subHunkSample = "@@ -1000000,100000 +1000000,100000 @@"
+)
+
+// fileHeader is the synthetic line that opens a file of a file set.
+func fileHeader(name string) string { return "==> " + name + " <==\n" }
+
+// fileContinued opens a part that continues a file at line.
+func fileContinued(name string, line int) string {
+	return "==> " + name + " (continued at line " + strconv.Itoa(line) + ") <==\n"
+}
+
+// chunk is the atomic unit of packing: a byte range of one unit's source.
+type chunk struct {
+	unit       int
+	start, end int
+	tokens     int     // counted alone, plus synthetic text always emitted with it
+	lead       int     // extra tokens when a part starts with this chunk
+	penalty    float64 // cost of a part boundary before this chunk
+	hunk       int     // diff: index of the hunk it lies in; -1 in a file header
+	frag       bool    // ends inside a line
+	cont       bool    // starts inside a line
+}
+
+type spanKey struct{ src, start, end int }
+
+// splitter holds one Split call's state.
+type splitter struct {
+	ctx   context.Context
+	in    Input
+	c     budget.Counter
+	opts  *Options
+	units []unit
+	par   int
+
+	mu       sync.Mutex
+	memo     map[spanKey]int
+	textMemo map[string]int
+	defs     map[int][]int // unit → definition cut positions (bytes)
+}
+
+func newSplitter(ctx context.Context, in Input, c budget.Counter, opts *Options) *splitter {
+	s := &splitter{ctx: ctx, in: in, c: c, opts: opts,
+		memo: map[spanKey]int{}, textMemo: map[string]int{}, defs: map[int][]int{}}
+	s.par = opts.Parallelism
+	if s.par <= 0 {
+		s.par = runtime.GOMAXPROCS(0)
+	}
+	s.units = s.makeUnits()
+	return s
+}
+
+func (s *splitter) logf(format string, args ...any) {
+	if s.opts.Logf != nil {
+		s.opts.Logf(format, args...)
+	}
+}
+
+// makeUnits cuts the input into units, related ones adjacent.
+func (s *splitter) makeUnits() []unit {
+	var units []unit
+	switch s.in.Kind {
+	case Text:
+		units = []unit{{kind: unitText, name: s.in.Sources[0].Name, end: len(s.in.Sources[0].Text)}}
+	case Diff:
+		units = parseDiff(s.in.Sources[0].Text, 0)
+	case Files:
+		for i, src := range s.in.Sources {
+			units = append(units, unit{kind: unitFile, name: src.Name, src: i, end: len(src.Text)})
+		}
+	}
+	// Related files adjacent: directory, then stem with tests after their
+	// source. The diff preamble stays first.
+	sort.SliceStable(units, func(i, j int) bool {
+		a, b := units[i], units[j]
+		if (a.kind == unitText) != (b.kind == unitText) {
+			return a.kind == unitText
+		}
+		return lessRelated(a.name, b.name)
+	})
+	return units
+}
+
+// testStem returns the file's stem with test markers removed and whether it
+// is a test: foo_test.go, foo.test.ts, foo.spec.js, test_foo.py.
+func testStem(name string) (stem string, test bool) {
+	base := path.Base(name)
+	ext := path.Ext(base)
+	stem = strings.TrimSuffix(base, ext)
+	for _, suf := range []string{"_test", ".test", ".spec", "_spec"} {
+		if t, ok := strings.CutSuffix(stem, suf); ok {
+			return t + ext, true
+		}
+	}
+	if t, ok := strings.CutPrefix(stem, "test_"); ok {
+		return t + ext, true
+	}
+	return base, false
+}
+
+func lessRelated(a, b string) bool {
+	da, db := path.Dir(a), path.Dir(b)
+	if da != db {
+		return da < db
+	}
+	sa, ta := testStem(a)
+	sb, tb := testStem(b)
+	if sa != sb {
+		return sa < sb
+	}
+	if ta != tb {
+		return !ta
+	}
+	return a < b
+}
+
+// unitPenalty is the cost of a boundary between two adjacent units.
+func unitPenalty(a, b unit) float64 {
+	if a.kind == unitText || b.kind == unitText {
+		return 0
+	}
+	da, db := path.Dir(a.name), path.Dir(b.name)
+	if da == db {
+		return penaltyFile
+	}
+	shared := 0
+	pa, pb := strings.Split(da, "/"), strings.Split(db, "/")
+	for shared < len(pa) && shared < len(pb) && pa[shared] == pb[shared] && pa[shared] != "." {
+		shared++
+	}
+	return min(penaltyFile, float64(shared)*penaltyDirShared)
+}
+
+func (s *splitter) text(u *unit) string { return s.in.Sources[u.src].Text }
+
+// count counts source bytes, memoised.
+func (s *splitter) count(src, a, b int) int {
+	k := spanKey{src, a, b}
+	s.mu.Lock()
+	n, ok := s.memo[k]
+	s.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = s.c.Count(s.in.Sources[src].Text[a:b])
+	s.mu.Lock()
+	s.memo[k] = n
+	s.mu.Unlock()
+	return n
+}
+
+// countText counts a synthetic text, memoised.
+func (s *splitter) countText(t string) int {
+	s.mu.Lock()
+	n, ok := s.textMemo[t]
+	s.mu.Unlock()
+	if ok {
+		return n
+	}
+	n = s.c.Count(t)
+	s.mu.Lock()
+	s.textMemo[t] = n
+	s.mu.Unlock()
+	return n
+}
+
+// chunks expands every unit into chunks that fit capacity payload tokens.
+func (s *splitter) chunks(capacity int) ([]chunk, error) {
+	per := make([][]chunk, len(s.units))
+	g, ctx := errgroup.WithContext(s.ctx)
+	g.SetLimit(s.par)
+	for i := range s.units {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			e := expander{s: s, ui: i, u: &s.units[i], capacity: capacity}
+			pen := 0.0
+			if i > 0 {
+				pen = unitPenalty(s.units[i-1], s.units[i])
+			}
+			e.unit(pen)
+			per[i] = e.out
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	var all []chunk
+	for _, p := range per {
+		all = append(all, p...)
+	}
+	return all, nil
+}
+
+// expander turns one unit into chunks.
+type expander struct {
+	s        *splitter
+	ui       int
+	u        *unit
+	capacity int
+	out      []chunk
+	starts   []int // line starts of the unit's source, built on first use
+}
+
+// lineOf returns the 1-based line number of byte offset i.
+func (e *expander) lineOf(i int) int {
+	if e.starts == nil {
+		e.starts = lineStarts(e.s.text(e.u))
+	}
+	return sort.SearchInts(e.starts, i+1)
+}
+
+// lineStarts returns the offsets at which the lines of text start.
+func lineStarts(text string) []int {
+	starts := []int{0}
+	for i := strings.IndexByte(text, '\n'); i >= 0; {
+		starts = append(starts, i+1)
+		j := strings.IndexByte(text[i+1:], '\n')
+		if j < 0 {
+			break
+		}
+		i += j + 1
+	}
+	return starts
+}
+
+// cutter returns cut positions strictly inside (a, b), ascending, each
+// with the penalty of cutting there.
+type cutter func(a, b int) []cut
+
+type cut struct {
+	pos int
+	pen float64
+}
+
+func (e *expander) unit(pen float64) {
+	u := e.u
+	switch u.kind {
+	case unitText:
+		e.span(u.start, u.end, pen, -1, 0, 0, []cutter{e.sections, e.paragraphs, e.lines})
+	case unitFile:
+		levels := []cutter{e.paragraphs, e.lines}
+		if e.s.opts.Definitions != nil {
+			levels = append([]cutter{e.definitions}, levels...)
+		}
+		e.span(u.start, u.end, pen, -1, e.s.countText(fileHeader(u.name)), 0, levels)
+		if u.end > u.start && !strings.HasSuffix(e.s.text(u), "\n") && len(e.out) > 0 {
+			e.out[len(e.out)-1].tokens++ // the synthetic final newline
+		}
+		if len(e.out) == 0 { // empty file: its header still goes out
+			e.out = append(e.out, chunk{unit: e.ui, start: u.start, end: u.end, penalty: pen, hunk: -1,
+				tokens: e.s.countText(fileHeader(u.name))})
+		}
+	case unitDiffFile:
+		t := e.s.count(u.src, u.start, u.end)
+		if t <= e.capacity || len(u.hunks) == 0 {
+			e.span(u.start, u.end, pen, -1, 0, 0, []cutter{e.lines})
+			return
+		}
+		header := e.s.count(u.src, u.start, u.headerEnd)
+		for hi, h := range u.hunks {
+			a, lead, p := h.start, header, penaltyHunk
+			if hi == 0 {
+				a, lead, p = u.start, 0, pen
+			}
+			if e.s.count(u.src, a, h.end)+lead <= e.capacity {
+				e.out = append(e.out, chunk{unit: e.ui, start: a, end: h.end, tokens: e.s.count(u.src, a, h.end),
+					lead: lead, penalty: p, hunk: hi})
+				continue
+			}
+			// Cut the hunk by lines; a piece that starts inside it needs
+			// the file header and a recomputed hunk header.
+			midLead := header + e.s.countText(subHunkSample+h.section+"\n")
+			first := len(e.out)
+			levels := []cutter{e.hunkParagraphs(h), e.hunkLines(h)}
+			if !h.valid {
+				levels = []cutter{e.paragraphs, e.lines}
+			}
+			e.span(a, h.end, p, hi, 0, midLead, levels)
+			if first < len(e.out) {
+				e.out[first].lead = lead
+			}
+		}
+	}
+}
+
+// span emits [a, b) as one chunk if it fits, or cuts it at the first level
+// that offers cuts and recurses on the pieces with the finer levels. head is
+// synthetic text always emitted before a (a file header); lead is the cost
+// of starting a part at any piece but the first.
+func (e *expander) span(a, b int, pen float64, hi, head, lead int, levels []cutter) {
+	if a == b {
+		return
+	}
+	t := e.s.count(e.u.src, a, b) + head
+	firstLead := 0
+	if e.u.kind == unitFile && a > e.u.start {
+		firstLead = e.s.countText(fileContinued(e.u.name, e.lineOf(a)))
+	}
+	if a > e.u.start && e.u.kind != unitFile {
+		firstLead = lead
+	}
+	if t+firstLead <= e.capacity {
+		e.out = append(e.out, chunk{unit: e.ui, start: a, end: b, tokens: t, lead: firstLead, penalty: pen, hunk: hi})
+		return
+	}
+	for len(levels) > 0 {
+		cuts := levels[0](a, b)
+		levels = levels[1:]
+		if len(cuts) == 0 {
+			continue
+		}
+		prev, prevPen := a, pen
+		for _, c := range cuts {
+			e.span(prev, c.pos, prevPen, hi, head, lead, levels)
+			head = 0
+			prev, prevPen = c.pos, c.pen
+		}
+		e.span(prev, b, prevPen, hi, head, lead, levels)
+		return
+	}
+	e.fragments(a, b, pen, hi, head, lead)
+}
+
+// fragments cuts [a, b), which has no finer boundary, into pieces that fit
+// with their markers. Each piece but the last ends with fragmentEnd, each
+// but the first starts with fragmentLead.
+func (e *expander) fragments(a, b int, pen float64, hi, head, lead int) {
+	text := e.s.text(e.u)
+	endCost := e.s.countText(fragmentEnd)
+	contCost := e.s.countText(fragmentLead)
+	cont := false
+	for a < b {
+		l := lead
+		if e.u.kind == unitFile {
+			l = e.s.countText(fileContinued(e.u.name, e.lineOf(a)))
+		}
+		if cont {
+			l += contCost
+		}
+		room := e.capacity - l - head
+		if t := e.s.count(e.u.src, a, b) + head; t+l <= e.capacity {
+			e.out = append(e.out, chunk{unit: e.ui, start: a, end: b, tokens: t, lead: l, penalty: pen, hunk: hi, cont: cont})
+			return
+		}
+		room -= endCost
+		// Grow a piece while it fits: start from a proportional guess.
+		total := e.s.count(e.u.src, a, b)
+		n := int(float64(b-a) * float64(max(room, 1)) / float64(max(total, 1)) * 0.9)
+		n = max(n, 1)
+		end := runeEnd(text, a, min(a+n, b))
+		for end > a && e.s.count(e.u.src, a, end) > room {
+			end = runeEnd(text, a, a+(end-a)*9/10)
+		}
+		if end <= a { // not even one rune fits; take one anyway (budget checked later)
+			_, size := utf8.DecodeRuneInString(text[a:])
+			end = a + max(size, 1)
+		}
+		e.out = append(e.out, chunk{unit: e.ui, start: a, end: end, tokens: e.s.count(e.u.src, a, end) + head + endCost,
+			lead: l, penalty: pen, hunk: hi, frag: true, cont: cont})
+		a, pen, head, cont = end, penaltyFragment, 0, true
+	}
+}
+
+// runeEnd moves i back to a rune boundary, but not to or before a.
+func runeEnd(s string, a, i int) int {
+	for i > a && i < len(s) && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
+}
+
+// lines cuts before every line start in (a, b).
+func (e *expander) lines(a, b int) []cut {
+	text := e.s.text(e.u)
+	var cuts []cut
+	for i := lineEnd(text, a); i < b; i = lineEnd(text, i) {
+		cuts = append(cuts, cut{i, penaltyLine})
+	}
+	return cuts
+}
+
+// blank reports whether the line at i is empty or only white space.
+func blank(text string, i int) bool {
+	return strings.TrimSpace(text[i:lineEnd(text, i)]) == ""
+}
+
+// paragraphs cuts after runs of blank lines.
+func (e *expander) paragraphs(a, b int) []cut {
+	text := e.s.text(e.u)
+	var cuts []cut
+	prevBlank := false
+	for i := a; i < b; i = lineEnd(text, i) {
+		bl := blank(text, i)
+		if prevBlank && !bl && i > a {
+			cuts = append(cuts, cut{i, penaltyPara})
+		}
+		prevBlank = bl
+	}
+	return cuts
+}
+
+// sections cuts before markdown headings ("# ", "## ", …).
+func (e *expander) sections(a, b int) []cut {
+	text := e.s.text(e.u)
+	var cuts []cut
+	for i := lineEnd(text, a); i < b; i = lineEnd(text, i) {
+		if strings.HasPrefix(text[i:], "#") {
+			t := strings.TrimLeft(text[i:lineEnd(text, i)], "#")
+			if strings.HasPrefix(t, " ") && len(text[i:])-len(t) <= 6 {
+				cuts = append(cuts, cut{i, penaltySection})
+			}
+		}
+	}
+	return cuts
+}
+
+// definitions cuts before each definition reported by Options.Definitions,
+// moving the cut up over the comment block directly above it.
+func (e *expander) definitions(a, b int) []cut {
+	pos := e.defPositions()
+	var cuts []cut
+	for _, p := range pos {
+		if p > a && p < b {
+			cuts = append(cuts, cut{p, penaltyDef})
+		}
+	}
+	return cuts
+}
+
+func (e *expander) defPositions() []int {
+	e.s.mu.Lock()
+	pos, ok := e.s.defs[e.ui]
+	e.s.mu.Unlock()
+	if ok {
+		return pos
+	}
+	text := e.s.text(e.u)
+	defs := e.s.opts.Definitions(e.u.name, []byte(text))
+	lineStarts := []int{0}
+	for i := 0; i < len(text); {
+		i = lineEnd(text, i)
+		lineStarts = append(lineStarts, i)
+	}
+	prevEnd := 0 // line index after the previous definition
+	for _, d := range defs {
+		l := d.Start - 1
+		if l < 0 || l >= len(lineStarts) || d.End < d.Start {
+			continue
+		}
+		for l > prevEnd && !blank(text, lineStarts[l-1]) {
+			l--
+		}
+		if len(pos) == 0 || lineStarts[l] > pos[len(pos)-1] {
+			pos = append(pos, lineStarts[l])
+		}
+		prevEnd = max(prevEnd, min(d.End, len(lineStarts)-1))
+	}
+	e.s.mu.Lock()
+	e.s.defs[e.ui] = pos
+	e.s.mu.Unlock()
+	return pos
+}
+
+// hunkLines cuts before every body line of h, never before a "\" line and
+// never inside the hunk header.
+func (e *expander) hunkLines(h hunk) cutter {
+	return func(a, b int) []cut {
+		text := e.s.text(e.u)
+		var cuts []cut
+		for i := lineEnd(text, a); i < b; i = lineEnd(text, i) {
+			if i <= h.headerEnd || i >= h.bodyEnd || text[i] == '\\' {
+				continue
+			}
+			cuts = append(cuts, cut{i, penaltyLine})
+		}
+		return cuts
+	}
+}
+
+// hunkParagraphs cuts after blank body lines ("+", " ", "-" alone).
+func (e *expander) hunkParagraphs(h hunk) cutter {
+	return func(a, b int) []cut {
+		text := e.s.text(e.u)
+		var cuts []cut
+		prevBlank := false
+		for i := max(a, h.headerEnd); i < min(b, h.bodyEnd); i = lineEnd(text, i) {
+			bl := len(strings.TrimSpace(text[i+1:lineEnd(text, i)])) == 0 && text[i] != '\\'
+			if prevBlank && !bl && i > a && text[i] != '\\' {
+				cuts = append(cuts, cut{i, penaltyPara})
+			}
+			prevBlank = bl
+		}
+		return cuts
+	}
+}

@@ -1,0 +1,251 @@
+package split
+
+import (
+	"strconv"
+	"strings"
+)
+
+// unitKind says how a unit is cut and rendered.
+type unitKind uint8
+
+const (
+	unitText     unitKind = iota // text: sections, paragraphs, lines
+	unitDiffFile                 // one file of a diff: header + hunks
+	unitFile                     // one file of a file set
+)
+
+// unit is the coarsest piece of the input: a file of a diff, a file of a
+// file set, a diff's preamble, or a whole text.
+type unit struct {
+	kind       unitKind
+	name       string // path, or the source name
+	src        int    // source index
+	start, end int    // byte range in the source
+	headerEnd  int    // unitDiffFile: end of the file header (start of the first hunk)
+	hunks      []hunk // unitDiffFile
+}
+
+// hunk is one "@@" hunk of a diff file.
+type hunk struct {
+	start     int    // the "@@" line
+	headerEnd int    // end of the "@@" line
+	bodyEnd   int    // end of the lines the header counts (plus "\ No newline" lines)
+	end       int    // end including trailing lines up to the next hunk or file
+	oldStart  int    // numbers from the header
+	oldCount  int    //
+	newStart  int    //
+	newCount  int    //
+	section   string // text after the closing "@@", including its leading space
+	valid     bool   // header parsed and body matched its counts
+}
+
+// lineEnd returns the end of the line starting at i (after its '\n', or len).
+func lineEnd(s string, i int) int {
+	j := strings.IndexByte(s[i:], '\n')
+	if j < 0 {
+		return len(s)
+	}
+	return i + j + 1
+}
+
+// isSectionStart reports whether the line at i starts a file section of a
+// diff: a "diff " line, or a "--- " line directly followed by "+++ " and "@@".
+func isSectionStart(s string, i int) bool {
+	if strings.HasPrefix(s[i:], "diff ") {
+		return true
+	}
+	if !strings.HasPrefix(s[i:], "--- ") {
+		return false
+	}
+	j := lineEnd(s, i)
+	if !strings.HasPrefix(s[j:], "+++ ") {
+		return false
+	}
+	return strings.HasPrefix(s[lineEnd(s, j):], "@@ ")
+}
+
+// parseDiff cuts a unified diff into units: a preamble (text before the
+// first file, such as a commit message) and one unit per file section. It
+// never fails: anything it does not understand stays in the unit it follows,
+// and the units always tile text exactly.
+func parseDiff(text string, src int) []unit {
+	var units []unit
+	i := 0
+	// Preamble.
+	for i < len(text) && !isSectionStart(text, i) {
+		i = lineEnd(text, i)
+	}
+	if i > 0 {
+		units = append(units, unit{kind: unitText, name: "(preamble)", src: src, start: 0, end: i})
+	}
+	for i < len(text) {
+		u := unit{kind: unitDiffFile, src: src, start: i}
+		// Header: up to the first "@@" line or the next section.
+		j := lineEnd(text, i)
+		if strings.HasPrefix(text[i:], "--- ") { // plain unified diff: take "+++" too
+			j = lineEnd(text, j)
+		}
+		for j < len(text) && !strings.HasPrefix(text[j:], "@@ ") && !isSectionStart(text, j) {
+			j = lineEnd(text, j)
+		}
+		u.headerEnd = j
+		u.name = diffPath(text[u.start:u.headerEnd])
+		// Hunks.
+		for j < len(text) && strings.HasPrefix(text[j:], "@@ ") {
+			h := parseHunk(text, j)
+			// Trailing lines up to the next hunk or section belong to h.
+			k := h.bodyEnd
+			for k < len(text) && !strings.HasPrefix(text[k:], "@@ ") && !isSectionStart(text, k) {
+				k = lineEnd(text, k)
+			}
+			h.end = k
+			u.hunks = append(u.hunks, h)
+			j = k
+		}
+		u.end = j
+		units = append(units, u)
+		i = j
+	}
+	return units
+}
+
+// parseHunk reads the hunk whose "@@" line starts at i.
+func parseHunk(text string, i int) hunk {
+	h := hunk{start: i, headerEnd: lineEnd(text, i)}
+	h.bodyEnd = h.headerEnd
+	var ok bool
+	h.oldStart, h.oldCount, h.newStart, h.newCount, h.section, ok = parseHunkHeader(strings.TrimRight(text[i:h.headerEnd], "\r\n"))
+	if !ok {
+		return h
+	}
+	old, nw := h.oldCount, h.newCount
+	j := h.headerEnd
+	for j < len(text) && (old > 0 || nw > 0) {
+		switch text[j] {
+		case ' ', '\n', '\r':
+			if old == 0 || nw == 0 {
+				return h
+			}
+			old--
+			nw--
+		case '-':
+			if old == 0 {
+				return h
+			}
+			old--
+		case '+':
+			if nw == 0 {
+				return h
+			}
+			nw--
+		case '\\':
+		default:
+			return h
+		}
+		j = lineEnd(text, j)
+		h.bodyEnd = j
+	}
+	for j < len(text) && text[j] == '\\' { // "\ No newline at end of file"
+		j = lineEnd(text, j)
+		h.bodyEnd = j
+	}
+	h.valid = old == 0 && nw == 0
+	return h
+}
+
+// parseHunkHeader parses "@@ -a[,b] +c[,d] @@[ section]".
+func parseHunkHeader(line string) (oldStart, oldCount, newStart, newCount int, section string, ok bool) {
+	rest, found := strings.CutPrefix(line, "@@ -")
+	if !found {
+		return
+	}
+	ranges, section, found := strings.Cut(rest, " @@")
+	if !found {
+		return
+	}
+	oldR, newR, found := strings.Cut(ranges, " +")
+	if !found {
+		return
+	}
+	var ok1, ok2 bool
+	oldStart, oldCount, ok1 = parseRange(oldR)
+	newStart, newCount, ok2 = parseRange(newR)
+	return oldStart, oldCount, newStart, newCount, section, ok1 && ok2
+}
+
+func parseRange(r string) (start, count int, ok bool) {
+	a, b, hasCount := strings.Cut(r, ",")
+	start, err := strconv.Atoi(a)
+	if err != nil || start < 0 {
+		return 0, 0, false
+	}
+	count = 1
+	if hasCount {
+		count, err = strconv.Atoi(b)
+		if err != nil || count < 0 {
+			return 0, 0, false
+		}
+	}
+	return start, count, true
+}
+
+// diffPath names a file section from its header: the "+++" path, or the
+// "---" path for a deletion, or the "diff --git" line's second path.
+func diffPath(header string) string {
+	var minus, plus, git string
+	for _, line := range strings.Split(header, "\n") {
+		line = strings.TrimRight(line, "\r")
+		switch {
+		case strings.HasPrefix(line, "+++ "):
+			plus = cleanDiffPath(line[4:])
+		case strings.HasPrefix(line, "--- "):
+			minus = cleanDiffPath(line[4:])
+		case strings.HasPrefix(line, "diff --git "):
+			f := strings.Fields(line[len("diff --git "):])
+			if len(f) > 0 {
+				git = cleanDiffPath(f[len(f)-1])
+			}
+		case strings.HasPrefix(line, "rename to "):
+			git = line[len("rename to "):]
+		}
+	}
+	switch {
+	case plus != "" && plus != "/dev/null":
+		return plus
+	case minus != "" && minus != "/dev/null":
+		return minus
+	case git != "":
+		return git
+	}
+	return "(unknown)"
+}
+
+func cleanDiffPath(p string) string {
+	if t, _, ok := strings.Cut(p, "\t"); ok { // plain diff: "--- a/x\t2024-01-01 …"
+		p = t
+	}
+	if strings.HasPrefix(p, `"`) {
+		if u, err := strconv.Unquote(p); err == nil {
+			p = u
+		}
+	}
+	if p == "/dev/null" {
+		return p
+	}
+	if strings.HasPrefix(p, "a/") || strings.HasPrefix(p, "b/") {
+		p = p[2:]
+	}
+	return p
+}
+
+// LooksLikeDiff reports whether text is a unified diff: it has a section
+// start followed somewhere by a hunk header.
+func LooksLikeDiff(text string) bool {
+	for i := 0; i < len(text); i = lineEnd(text, i) {
+		if isSectionStart(text, i) {
+			return strings.Contains(text[i:], "\n@@ ") || strings.Contains(text[i:], "\nBinary files ") ||
+				strings.Contains(text[i:], "\nGIT binary patch")
+		}
+	}
+	return false
+}

@@ -1,0 +1,144 @@
+package split
+
+import (
+	"fmt"
+	"strconv"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// maxRounds bounds the render-and-check rounds of run; each round after the
+// first lowers the capacity by the last overshoot, so two or three suffice.
+const maxRounds = 8
+
+// overhead returns the largest token cost of a part with an empty payload
+// among parts 1..n (the digits of i and n change it).
+func (s *splitter) overhead(n int) (int, error) {
+	worst := 0
+	for _, i := range []int{1, n} {
+		_, t, err := s.render(partHeader(i, n))
+		if err != nil {
+			return 0, err
+		}
+		worst = max(worst, t)
+	}
+	return worst, nil
+}
+
+func (s *splitter) run() (*Result, error) {
+	budget := s.opts.Budget
+	margin, n := 0, 1
+	var parts []Part
+	var ch []chunk
+	var starts []int
+	for round := 0; ; round++ {
+		if round == maxRounds {
+			return nil, fmt.Errorf("could not fit the parts in %d rounds (margin %d tokens)", maxRounds, margin)
+		}
+		over, err := s.overhead(n)
+		if err != nil {
+			return nil, err
+		}
+		capacity := budget - over - margin
+		if capacity <= 0 {
+			return nil, fmt.Errorf("%w: the instructions and part header take %d of the %d-token budget, leaving no room for input (%d tokens short)",
+				ErrNoFit, over+margin, budget, over+margin-budget+1)
+		}
+		ch, err = s.chunks(capacity)
+		if err != nil {
+			return nil, err
+		}
+		starts = partition(ch, capacity)
+		got := len(starts)
+		if s.opts.MaxParts > 0 && got > s.opts.MaxParts {
+			total := 0
+			for _, c := range ch {
+				total += c.tokens
+			}
+			return nil, fmt.Errorf("%w: the input needs %d parts of at most %d tokens, %d more than the maximum of %d "+
+				"(%d tokens of input, %d per part fit; about %d tokens too many)",
+				ErrTooManyParts, got, budget, got-s.opts.MaxParts, s.opts.MaxParts, total, capacity, total-capacity*s.opts.MaxParts)
+		}
+		if got > 0 && len(strconv.Itoa(got)) != len(strconv.Itoa(n)) {
+			if o2, err := s.overhead(got); err != nil {
+				return nil, err
+			} else if o2 > over {
+				s.logf("split: %d parts change the header cost from %d to %d tokens; repacking", got, over, o2)
+				n = got
+				continue
+			}
+		}
+		n = got
+		parts, err = s.renderParts(ch, starts)
+		if err != nil {
+			return nil, err
+		}
+		worst := 0
+		for _, p := range parts {
+			worst = max(worst, p.Tokens-budget)
+		}
+		if worst <= 0 {
+			break
+		}
+		s.logf("split: a part came out %d tokens over the budget (pieces were counted apart); repacking", worst)
+		margin += worst
+	}
+	res := &Result{Parts: parts}
+	if s.opts.Reduce && len(parts) > 0 {
+		r, err := s.reducePart(len(parts))
+		if err != nil {
+			return nil, err
+		}
+		res.Reduce = r
+	}
+	res.Manifest = s.manifest(ch, starts, res)
+	return res, nil
+}
+
+// renderParts renders and counts every part, in parallel.
+func (s *splitter) renderParts(ch []chunk, starts []int) ([]Part, error) {
+	n := len(starts)
+	parts := make([]Part, n)
+	g, ctx := errgroup.WithContext(s.ctx)
+	g.SetLimit(s.par)
+	for i := range n {
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			end := len(ch)
+			if i+1 < n {
+				end = starts[i+1]
+			}
+			payload, segs := s.payload(ch, starts[i], end)
+			text, tokens, err := s.render(partHeader(i+1, n) + payload)
+			if err != nil {
+				return err
+			}
+			parts[i] = Part{Index: i + 1, Of: n, Text: text, Payload: payload, Tokens: tokens, Segments: segs}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return parts, nil
+}
+
+// reducePart renders the merge part for n parts.
+func (s *splitter) reducePart(n int) (*Part, error) {
+	body := s.opts.ReduceInstructions
+	if body == "" {
+		body = fmt.Sprintf(defaultReduce, n)
+	}
+	payload := body + "\n\n" + ReducePlaceholder + "\n"
+	text, tokens, err := s.render(reduceHeader(n) + payload)
+	if err != nil {
+		return nil, err
+	}
+	if tokens > s.opts.Budget {
+		return nil, fmt.Errorf("%w: the reduce part takes %d tokens, %d over the budget of %d",
+			ErrNoFit, tokens, tokens-s.opts.Budget, s.opts.Budget)
+	}
+	return &Part{Index: n + 1, Of: n, Text: text, Payload: payload, Tokens: tokens}, nil
+}
