@@ -18,6 +18,10 @@ import (
 var scratch string
 
 func TestMain(m *testing.M) {
+	if os.Getenv(helperEnv) == helperNetns {
+		// Re-executed inside "unshare -n": see netnsHelper.
+		os.Exit(netnsHelper(os.Args[1:]))
+	}
 	dir, err := os.MkdirTemp("", "ctxtrim-e2e-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
