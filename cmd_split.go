@@ -31,7 +31,6 @@ import (
 	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
 
-	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -49,9 +48,7 @@ func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
 type splitFlags struct {
-	budget       int
-	encoding     string
-	model        string
+	budgetFlags
 	instructions string
 	diffRange    string
 	staged       bool
@@ -75,18 +72,17 @@ func runSplit(e *env, args []string) int {
 	fs := flag.NewFlagSet("split", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, `usage: ctxtrim split -budget N [flags] [FILE|-]
+		fmt.Fprintln(e.stderr, `usage: ctxtrim split [-model M] [-budget N] [flags] [FILE|-]
 
-Cut a task too large for one request into parts that each fit the budget,
+Cut a task too large for one request into parts that each fit the budget
+(-budget N, or the model's input limit),
 counted exactly on the rendered part (instructions + "[part i of n]" + payload).
 Input: a unified diff or text on stdin or FILE, -diff REV..REV, -staged, or -files GLOB.
 Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 -request, or one file per part plus manifest.json with -out DIR.`)
 		fs.PrintDefaults()
 	}
-	fs.IntVar(&f.budget, "budget", 0, "tokens per part, rendered (required)")
-	fs.StringVar(&f.encoding, "encoding", budget.O200kBase, "tokenizer encoding")
-	fs.StringVar(&f.model, "model", "", "model `name` written in request bodies")
+	f.budgetFlags.register(fs)
 	fs.StringVar(&f.instructions, "instructions", "", "`FILE` of shared instructions, repeated in every part")
 	fs.StringVar(&f.diffRange, "diff", "", "split the diff between two commits: `REV..REV` (or REV...REV from the merge base)")
 	fs.BoolVar(&f.staged, "staged", false, "split the staged changes (HEAD to index)")
@@ -109,13 +105,17 @@ Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 		}
 		return exitUsage
 	}
+	c, limit, note, err := f.resolve(f.dir)
+	if err != nil {
+		return e.fail(exitUsage, fmt.Errorf("split: %w", err))
+	}
 	opts, in, code, err := f.prepare(e, fs.Args())
 	if err != nil {
 		return e.fail(code, err)
 	}
-	c, err := budget.NewEncodingCounter(f.encoding)
-	if err != nil {
-		return e.fail(exitUsage, err)
+	opts.Budget = limit
+	if note != "" {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}
 	if f.verbose {
 		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
@@ -149,9 +149,6 @@ Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 // prepare validates the flags and reads the input.
 func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input, int, error) {
 	var in split.Input
-	if f.budget <= 0 {
-		return nil, in, exitUsage, fmt.Errorf("split: -budget is required and must be positive")
-	}
 	sources := 0
 	for _, set := range []bool{f.diffRange != "", f.staged, len(f.files) > 0, len(args) > 0} {
 		if set {
@@ -167,7 +164,7 @@ func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input
 	if f.text && (f.diffRange != "" || f.staged || len(f.files) > 0) {
 		return nil, in, exitUsage, fmt.Errorf("split: -text applies only to stdin or a FILE")
 	}
-	opts := &split.Options{Budget: f.budget, Model: f.model, MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce}
+	opts := &split.Options{Model: f.model, MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce}
 	switch f.request {
 	case "":
 	case "openai":

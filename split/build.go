@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -285,10 +286,7 @@ func (e *expander) unit(pen float64) {
 	case unitText:
 		e.span(u.start, u.end, pen, -1, 0, 0, []cutter{e.sections, e.paragraphs, e.lines})
 	case unitFile:
-		levels := []cutter{e.paragraphs, e.lines}
-		if e.s.opts.Definitions != nil {
-			levels = append([]cutter{e.definitions}, levels...)
-		}
+		levels := []cutter{e.definitions, e.paragraphs, e.lines}
 		e.span(u.start, u.end, pen, -1, e.s.countText(fileHeader(u.name)), 0, levels)
 		if u.end > u.start && !strings.HasSuffix(e.s.text(u), "\n") && len(e.out) > 0 {
 			e.out[len(e.out)-1].tokens++ // the synthetic final newline
@@ -482,7 +480,12 @@ func (e *expander) defPositions() []int {
 		return pos
 	}
 	text := e.s.text(e.u)
-	defs := e.s.opts.Definitions(e.u.name, []byte(text))
+	definitions := e.s.opts.Definitions
+	if definitions == nil {
+		definitions = treeSitterDefinitions
+	}
+	defs := definitions(e.u.name, []byte(text))
+	sort.SliceStable(defs, func(i, j int) bool { return defs[i].Start < defs[j].Start })
 	lineStarts := []int{0}
 	for i := 0; i < len(text); {
 		i = lineEnd(text, i)
@@ -506,6 +509,21 @@ func (e *expander) defPositions() []int {
 	e.s.defs[e.ui] = pos
 	e.s.mu.Unlock()
 	return pos
+}
+
+// treeSitterDefinitions adapts slicer.Definitions. A file that does not
+// parse yields what tree-sitter recovered; an error means no definitions,
+// and the file is cut by paragraphs instead.
+func treeSitterDefinitions(path string, src []byte) []Def {
+	syms, _, err := slicer.Definitions(path, src)
+	if err != nil {
+		return nil
+	}
+	defs := make([]Def, len(syms))
+	for i, s := range syms {
+		defs[i] = Def{Start: s.Start, End: s.End}
+	}
+	return defs
 }
 
 // hunkLines cuts before every body line of h, never before a "\" line and

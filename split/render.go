@@ -5,16 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-)
 
-// Chat accounting: the tokens a chat request costs beyond its texts, as the
-// OpenAI cookbook counts them (num_tokens_from_messages): every message
-// costs its role and content plus tokensPerMessage, and the reply is primed
-// with tokensReplyPriming. Anthropic publishes no formula; the same
-// accounting is used for it, with the system prompt as a message.
-const (
-	tokensPerMessage   = 3
-	tokensReplyPriming = 3
+	"github.com/ctxtrim/ctxtrim/budget"
 )
 
 // ReducePlaceholder stands, in the reduce part, for the partial answers the
@@ -88,12 +80,15 @@ func (s *splitter) render(user string) (string, int, error) {
 	return text, s.c.Count(text), nil
 }
 
+// chatTokens counts a chat request with budget's chat accounting (the
+// OpenAI cookbook's). Anthropic publishes no formula; the same accounting
+// is used for it, with the system prompt counted as a message.
 func (s *splitter) chatTokens(msgs []message) int {
-	n := tokensReplyPriming
-	for _, m := range msgs {
-		n += tokensPerMessage + s.countText(m.Role) + s.c.Count(m.Content)
+	bm := make([]budget.Message, len(msgs))
+	for i, m := range msgs {
+		bm[i] = budget.Message{Role: m.Role, Content: m.Content}
 	}
-	return n
+	return budget.CountChat(s.c, bm, nil)
 }
 
 func marshal(v any) (string, error) {

@@ -24,7 +24,7 @@
 //     capacity stays whole. One that does not is cut at the next finer
 //     boundary and each piece is tried again: diff hunks (the file header
 //     is repeated in every part that continues a file), then definitions
-//     (tree-sitter, through Options.Definitions), markdown sections, then
+//     (tree-sitter, slicer.Definitions), markdown sections, then
 //     paragraphs, then lines, and finally a line longer than a part is cut
 //     into fragments with a visible marker. The result is a sequence of
 //     chunks, each fitting a part on its own, each carrying the penalty of
@@ -119,8 +119,7 @@ func (f Format) String() string {
 	return "plain"
 }
 
-// Def is a definition's line range in a file, 1-based and inclusive, as
-// reported by tree-sitter.
+// Def is a definition's line range in a file, 1-based and inclusive.
 type Def struct {
 	Start, End int
 }
@@ -137,9 +136,10 @@ type Options struct {
 	Reduce       bool   // add a final part that merges the partial answers
 	// ReduceInstructions replaces the default text of the reduce part.
 	ReduceInstructions string
-	// Definitions, when set, returns the definitions of a file so that
-	// files too large for one part are cut between definitions. It must be
-	// safe for concurrent use; a nil Def slice means "none known".
+	// Definitions returns the definitions of a file so that files too
+	// large for one part are cut between definitions; nil means
+	// slicer.Definitions (tree-sitter). It must be safe for concurrent use;
+	// a nil result means "none known".
 	Definitions func(path string, src []byte) []Def
 	Parallelism int // counting workers; 0 means GOMAXPROCS
 	Logf        func(format string, args ...any)
