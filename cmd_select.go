@@ -1,0 +1,289 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/go-git/go-git/v5"
+)
+
+func init() {
+	commands["select"] = command{summary: "select repository context for a task, within a token budget (the default)", run: runSelect}
+}
+
+const selectUsage = `usage: ctxtrim [select] [flags] [TASK...] [< task]
+
+Reads a task (the arguments, or stdin), selects the files and definitions of
+the repository it needs, and writes one prompt: the task, a note on what was
+left out, then the context, whose rendered size counted with the model's
+tokenizer is at most the budget. Always.
+
+  echo "retry on 503 loses the request body" | ctxtrim --model gpt-5-codex > prompt.md
+  echo "..." | ctxtrim --budget 16000 | codex exec -
+  ctxtrim --format paths --budget 8000 "fix the flaky TestRetry"
+
+Exit status: 0 on success, 2 on a usage error, 5 when the task alone does
+not fit the budget (split it with ctxtrim split), 1 on other failures.
+
+Flags:
+`
+
+// explainFlag is -explain (text) or -explain=json.
+type explainFlag struct{ mode string }
+
+func (x *explainFlag) String() string   { return x.mode }
+func (x *explainFlag) IsBoolFlag() bool { return true }
+func (x *explainFlag) Set(s string) error {
+	switch s {
+	case "true", "text":
+		x.mode = "text"
+	case "false":
+		x.mode = ""
+	case "json":
+		x.mode = "json"
+	default:
+		return fmt.Errorf("unknown -explain mode %q (known: text, json)", s)
+	}
+	return nil
+}
+
+func runSelect(e *env, args []string) int {
+	fs := flag.NewFlagSet("select", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(e.stderr, selectUsage)
+		fs.PrintDefaults()
+	}
+	var bf budgetFlags
+	bf.register(fs)
+	repo := fs.String("repo", ".", "repository (or directory) `DIR` to select from")
+	format := fs.String("format", "markdown", "output `FORMAT`: markdown, xml, json, or paths (the selected files, best first)")
+	noRedact := fs.Bool("no-redact", false, "do not replace secrets (keys, tokens, .env values) with placeholders")
+	history := fs.Int("history", 0, "first-parent commits `N` from HEAD for recency and co-change (0: 300, -1: none)")
+	verbose := fs.Bool("v", false, "report progress and skipped files on stderr")
+	var explain explainFlag
+	fs.Var(&explain, "explain", "explain the ranking and the budget on stderr; -explain=json for JSON")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	switch *format {
+	case slicer.FormatMarkdown, slicer.FormatXML, slicer.FormatJSON, slicer.FormatPaths:
+	default:
+		return e.fail(exitUsage, fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", *format))
+	}
+	task := strings.Join(fs.Args(), " ")
+	if task == "" || task == "-" {
+		b, err := io.ReadAll(e.stdin)
+		if err != nil {
+			return e.fail(exitError, fmt.Errorf("read task: %w", err))
+		}
+		task = string(b)
+	}
+	if strings.TrimSpace(task) == "" {
+		return e.fail(exitUsage, errors.New("no task: pass it as arguments or on stdin"))
+	}
+	dir, err := filepath.Abs(*repo)
+	if err != nil {
+		return e.fail(exitUsage, fmt.Errorf("repo %s: %w", *repo, err))
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return e.fail(exitUsage, fmt.Errorf("repo %s: not a directory", *repo))
+	}
+	c, limit, note, err := bf.resolve(dir)
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	if note != "" {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	logf := func(string, ...any) {}
+	if *verbose {
+		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
+	}
+	ix, err := openIndex(ctx, dir, logf)
+	if err != nil {
+		if ctx.Err() != nil {
+			return exitInterrupt
+		}
+		return e.fail(exitError, err)
+	}
+	sel, err := slicer.Select(ctx, ix, task, c, &slicer.SelectOptions{
+		Budget:         limit,
+		Format:         *format,
+		NoRedact:       *noRedact,
+		Explain:        explain.mode != "",
+		HistoryCommits: *history,
+		Logf:           logf,
+	})
+	switch {
+	case errors.Is(err, slicer.ErrTaskTooLarge):
+		return e.fail(exitNoFit, err)
+	case ctx.Err() != nil:
+		return exitInterrupt
+	case err != nil:
+		return e.fail(exitError, err)
+	}
+	for _, s := range sel.Skipped {
+		logf("skipped %s: %s", s.Path, s.Reason)
+	}
+	if n := len(sel.Redactions); n > 0 {
+		var where []string
+		for _, r := range sel.Redactions {
+			where = append(where, fmt.Sprintf("%s:%d (%s)", r.Path, r.Line, r.Rule))
+		}
+		fmt.Fprintf(e.stderr, "ctxtrim: redacted %d secret(s): %s; --no-redact to keep them\n", n, strings.Join(where, ", "))
+	}
+	switch explain.mode {
+	case "text":
+		writeExplain(e.stderr, sel)
+	case "json":
+		writeExplainJSON(e.stderr, sel)
+	}
+	if _, err := io.WriteString(e.stdout, sel.Text); err != nil {
+		return e.fail(exitError, fmt.Errorf("write output: %w", err))
+	}
+	return exitOK
+}
+
+// writeExplain prints the budget breakdown and per-file scores as a table.
+func writeExplain(w io.Writer, sel *slicer.Selection) {
+	b := sel.Breakdown
+	fmt.Fprintf(w, "budget %d: task %d, note %d, context %d, map %d, free %d (total %d)\n",
+		b.Budget, b.Task, b.Header, b.Context, b.Map, b.Free, sel.Tokens)
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "rank\tscore\tlex\tmention\tgraph\trecency\tco-chg\tdirty\tpair\tclass\ttokens\t granularity\t path\t why")
+	row := func(k int, s slicer.Selected) {
+		g := s.Signals
+		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%d\t %s\t %s\t %s\n",
+			k, g.Score, g.Lexical, g.Mention, g.Graph, g.Recency, g.CoChange, g.Dirty, g.Pair, g.Class,
+			s.Tokens, orDash(string(s.Granularity)), s.Path, strings.Join(g.Why, "; "))
+	}
+	k := 0
+	for _, s := range sel.Files {
+		k++
+		row(k, s)
+	}
+	for _, s := range sel.Map {
+		k++
+		row(k, s)
+	}
+	for _, s := range sel.Candidates {
+		row(0, s)
+	}
+	tw.Flush()
+	if sel.Omitted > 0 {
+		fmt.Fprintf(w, "%d more matching files left out; rank 0 rows are the best of them\n", sel.Omitted)
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "left out"
+	}
+	return s
+}
+
+// writeExplainJSON prints the selection's explanation as one JSON object.
+func writeExplainJSON(w io.Writer, sel *slicer.Selection) {
+	out := struct {
+		Tokens     int                `json:"tokens"`
+		Breakdown  slicer.Breakdown   `json:"breakdown"`
+		Files      []slicer.Selected  `json:"files"`
+		Map        []slicer.Selected  `json:"map"`
+		Candidates []slicer.Selected  `json:"left_out"`
+		Omitted    int                `json:"omitted"`
+		Redactions []slicer.Redaction `json:"redactions"`
+	}{sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", " ")
+	enc.Encode(out)
+}
+
+// openIndex indexes dir. TEMPORARY stand-in until slicer.NewIndex lands:
+// tracked files from git's index (or a directory walk), classified by path,
+// with Definitions per file.
+func openIndex(ctx context.Context, dir string, logf func(string, ...any)) (*slicer.Index, error) {
+	ix := &slicer.Index{Root: dir}
+	var paths []string
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err == nil {
+		if h, err := repo.Head(); err == nil {
+			ix.Head = h.Hash().String()
+		}
+		idx, err := repo.Storer.Index()
+		if err != nil {
+			return nil, fmt.Errorf("read git index: %w", err)
+		}
+		for _, en := range idx.Entries {
+			paths = append(paths, en.Name)
+		}
+	} else {
+		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != dir {
+				return filepath.SkipDir
+			}
+			if !d.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				paths = append(paths, filepath.ToSlash(rel))
+			}
+			return nil
+		})
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
+		if err != nil || len(src) > 1<<20 || bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0 {
+			continue
+		}
+		f := slicer.File{Path: p, Size: int64(len(src)), Tokens: len(src) / 4, Class: classify(p, src)}
+		if f.Class != slicer.Vendored {
+			syms, refs, err := slicer.Definitions(p, src)
+			if err == nil {
+				f.Symbols, f.Refs = syms, refs
+			}
+		}
+		ix.Files = append(ix.Files, f)
+	}
+	return ix, nil
+}
+
+func classify(p string, src []byte) slicer.Class {
+	base := filepath.Base(p)
+	switch {
+	case strings.Contains("/"+p, "/vendor/") || strings.Contains("/"+p, "/node_modules/") || strings.Contains("/"+p, "/third_party/"):
+		return slicer.Vendored
+	case base == "go.sum" || strings.HasSuffix(base, ".lock") || base == "package-lock.json":
+		return slicer.Lock
+	case bytes.Contains(src[:min(len(src), 2000)], []byte("DO NOT EDIT")):
+		return slicer.Generated
+	case strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.Contains("/"+p, "/test/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/testdata/"):
+		return slicer.Test
+	case strings.HasSuffix(base, ".md") || strings.HasPrefix(p, "docs/"):
+		return slicer.Doc
+	}
+	return slicer.Source
+}
