@@ -18,8 +18,6 @@ const (
 	// perMessageTokens is OpenAI's documented overhead of one message
 	// (<|start|>{role}<|message|> … <|end|>), applied to every item.
 	perMessageTokens = 3
-	// perNameTokens is OpenAI's documented extra cost of a "name" field.
-	perNameTokens = 1
 	// replyPrimingTokens: every reply is primed with <|start|>assistant<|message|>.
 	replyPrimingTokens = 3
 	// perToolCallTokens covers the wrapper OpenAI and Anthropic put around
@@ -36,6 +34,10 @@ const (
 	// costs: OpenAI high detail tops out at 1105–1445 tokens for gpt-4o
 	// tile layouts and Anthropic at about 1600 (1.15 megapixels / 750).
 	imageTokens = 1600
+	// anthropicToolPromptTokens is the system prompt Anthropic adds when
+	// tools are present (346 tokens with tool_choice auto, per its pricing
+	// documentation for Claude models).
+	anthropicToolPromptTokens = 346
 )
 
 // accountant counts items as the API sees them.
@@ -51,12 +53,26 @@ func (a accountant) fixedTokens(conv *Conversation) int {
 	for _, s := range conv.fixed {
 		n += perMessageTokens + a.c.Count(s)
 	}
-	if kindOf(conv.tools) == '[' {
-		if tools, err := parseArray(conv.tools); err == nil {
-			for _, t := range tools {
-				n += perToolTokens + a.c.Count(compact(t))
-			}
+	if kindOf(conv.tools) != '[' {
+		return n
+	}
+	if conv.format == FormatChat {
+		// Chat tools are counted the way budget.CountChat does (OpenAI
+		// cookbook), when the schemas are ones it can read.
+		body := append(append([]byte(`{"tools":`), conv.tools...), '}')
+		if _, tools, err := budget.ParseChatRequest(body); err == nil && len(tools) > 0 {
+			return n + budget.OverheadFor(budget.O200kBase).Tools(a.c, tools)
 		}
+	}
+	tools, err := parseArray(conv.tools)
+	if err != nil {
+		return n + a.c.Count(string(conv.tools))
+	}
+	if conv.format == FormatAnthropic && len(tools) > 0 {
+		n += anthropicToolPromptTokens
+	}
+	for _, t := range tools {
+		n += perToolTokens + a.c.Count(compact(t))
 	}
 	return n
 }
@@ -84,14 +100,32 @@ func (a accountant) text(raw json.RawMessage) int {
 	return 0
 }
 
+// chat counts a Chat message with budget's chat accounting (the OpenAI
+// cookbook's), plus what it leaves out: images and non-text parts.
 func (a accountant) chat(m map[string]json.RawMessage) int {
-	n := perMessageTokens + a.text(m["role"]) + a.parts(m["content"])
-	if name := m["name"]; name != nil && m["role"] != nil && !strings.Contains(string(m["role"]), "tool") {
-		n += perNameTokens + a.text(name)
+	role, _ := str(m["role"])
+	msg := budget.Message{Role: role}
+	if role != "tool" {
+		msg.Name, _ = str(m["name"])
 	}
-	n += a.text(m["refusal"])
-	if m["tool_call_id"] != nil || m["tool_call_ids"] != nil {
-		n += perToolResultTokens
+	n := 0
+	if s, ok := str(m["content"]); ok {
+		msg.Content = s
+	} else if kindOf(m["content"]) == '[' {
+		var b strings.Builder
+		elems, _ := parseArray(m["content"])
+		for _, e := range elems {
+			var p struct {
+				Type string  `json:"type"`
+				Text *string `json:"text"`
+			}
+			if json.Unmarshal(e, &p) == nil && p.Text != nil && (p.Type == "text" || p.Type == "") {
+				b.WriteString(*p.Text)
+				continue
+			}
+			n += a.part(e)
+		}
+		msg.Content = b.String()
 	}
 	if kindOf(m["tool_calls"]) == '[' {
 		var calls []struct {
@@ -106,18 +140,19 @@ func (a accountant) chat(m map[string]json.RawMessage) int {
 		}
 		if json.Unmarshal(m["tool_calls"], &calls) == nil {
 			for _, c := range calls {
-				n += perToolCallTokens
-				if c.Function != nil {
-					n += a.c.Count(c.Function.Name) + a.c.Count(c.Function.Arguments)
-				}
-				if c.Custom != nil {
-					n += a.c.Count(c.Custom.Name) + a.c.Count(c.Custom.Input)
+				switch {
+				case c.Function != nil:
+					msg.ToolCalls = append(msg.ToolCalls, budget.ToolCall{Name: c.Function.Name, Arguments: c.Function.Arguments})
+				case c.Custom != nil:
+					n += perToolCallTokens + a.c.Count(c.Custom.Name) + a.c.Count(c.Custom.Input)
 				}
 			}
 		} else {
 			n += a.c.Count(compact(m["tool_calls"]))
 		}
 	}
+	n += budget.OverheadFor(budget.O200kBase).Message(a.c, msg)
+	n += a.text(m["refusal"])
 	if fc := m["function_call"]; kindOf(fc) == '{' {
 		n += perToolCallTokens + a.c.Count(compact(fc))
 	}

@@ -317,18 +317,25 @@ func (s *state) logf(format string, args ...any) {
 	}
 }
 
-// pinnedTokens is the size of what Prune never touches.
+// pinnedTokens is the size of what Prune never touches, with the notice
+// that dropping every other turn would leave.
 func (s *state) pinnedTokens() int {
-	n := s.fixed
+	scratch := *s
+	scratch.drop = make([]bool, len(s.drop))
+	scratch.droppedTurns = 0
 	for u, sp := range s.units {
-		if s.touchable(u) {
+		if !s.touchable(u) {
 			continue
 		}
 		for i := sp.start; i <= sp.end; i++ {
-			n += s.cost[i]
+			scratch.drop[i] = true
 		}
+		scratch.droppedTurns++
 	}
-	return n
+	if scratch.droppedTurns > 0 {
+		scratch.placeNotice()
+	}
+	return scratch.total()
 }
 
 func (s *state) noFit() error {

@@ -1,0 +1,448 @@
+package history
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var (
+	counterOnce sync.Once
+	counterVal  budget.Counter
+)
+
+func counter(tb testing.TB) budget.Counter {
+	counterOnce.Do(func() {
+		c, err := budget.NewEncodingCounter(budget.O200kBase)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		counterVal = c
+	})
+	return counterVal
+}
+
+// fixtures lists the real transcripts and the hand-written fixtures.
+func fixtures(tb testing.TB) []string {
+	var out []string
+	for _, pat := range []string{"testdata/transcripts/*.json", "testdata/transcripts/*.traj", "testdata/transcripts/*.jsonl", "testdata/*.json"} {
+		m, err := filepath.Glob(pat)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, m...)
+	}
+	if len(out) < 10 {
+		tb.Fatalf("found %d fixtures, want the transcripts and hand-written fixtures", len(out))
+	}
+	return out
+}
+
+func parseFile(tb testing.TB, path string) (*Conversation, []byte) {
+	tb.Helper()
+	src, err := os.ReadFile(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := Parse(bytes.NewReader(src))
+	if err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	return c, src
+}
+
+func encode(tb testing.TB, c *Conversation) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := c.Encode(&b); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestDetect(t *testing.T) {
+	want := map[string]Format{
+		"codex-0.135-redacted.jsonl":                 FormatCodex,
+		"codex-0.169-compaction.jsonl":               FormatCodex,
+		"marshmallow-1867.function_calling.traj":     FormatChat,
+		"pydicom-1458.no_function_calling.traj":      FormatChat,
+		"tau-bench-airline-gpt4o-idx033-task33.json": FormatChat,
+		"anthropic-tools.json":                       FormatAnthropic,
+		"responses-tools.json":                       FormatResponses,
+		"tau-bench-airline-gpt4o-idx102-task2.json":  FormatChat,
+		"codex-0.169-small.jsonl":                    FormatCodex,
+		"codex-0.169-multiturn.jsonl":                FormatCodex,
+		"tau-bench-airline-gpt4o-idx052-task2.json":  FormatChat,
+	}
+	got := map[string]Format{}
+	for _, p := range fixtures(t) {
+		c, _ := parseFile(t, p)
+		got[filepath.Base(p)] = c.Format()
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("formats (-want +got):\n%s", d)
+	}
+}
+
+func TestDetectSnippets(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     Format
+		wantLen  int
+	}{
+		{"bare chat", `[{"role":"user","content":"hi"}]`, FormatChat, 1},
+		{"bare responses", `[{"type":"message","role":"user","content":"hi"}]`, FormatResponses, 1},
+		{"bare anthropic", `[{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"x"}]}]`, FormatAnthropic, 1},
+		{"anthropic by system", `{"system":"s","messages":[{"role":"user","content":"hi"}]}`, FormatAnthropic, 1},
+		{"responses string input", `{"model":"m","input":"hello"}`, FormatResponses, 0},
+		{"chat body", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}]}`, FormatChat, 2},
+		{"rollout", `{"type":"session_meta","payload":{}}` + "\n" + `{"type":"response_item","payload":{"type":"message","role":"user","content":[]}}`, FormatCodex, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff([]any{tc.want, tc.wantLen}, []any{c.Format(), c.Len()}); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ name, in, format, want string }{
+		{"empty", "", "", "empty input"},
+		{"scalar", "42", "", "want a JSON object"},
+		{"no items", `{"model":"m"}`, "", `no "messages"`},
+		{"message without role", `{"messages":[{"content":"x"}]}`, "", `no "role"`},
+		{"wrong forced format", `{"messages":[{"role":"user","content":"x"}]}`, "responses", "does not fit"},
+		{"bad rollout line", "{\"type\":\"x\",\"payload\":{}}\nnot json", "", "rollout line 2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseFormat(strings.NewReader(tc.in), Format(tc.format))
+			if err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want ErrBadInput containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// An unpruned conversation is written back byte for byte.
+func TestRoundTripUnchanged(t *testing.T) {
+	for _, p := range fixtures(t) {
+		c, src := parseFile(t, p)
+		if got := encode(t, c); !bytes.Equal(got, src) {
+			t.Errorf("%s: Encode changed an unpruned conversation", p)
+		}
+		res, err := Prune(c, 10_000_000, counter(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Changed() || !bytes.Equal(encode(t, res.Conversation), src) {
+			t.Errorf("%s: Prune under a huge budget changed the conversation", p)
+		}
+	}
+}
+
+// budgets returns budgets between the pinned minimum and the full size.
+func budgets(tb testing.TB, c *Conversation) (full, pinned int, bs []int) {
+	s := newState(c, 1, counter(tb), Options{})
+	full, pinned = s.total(), s.pinnedTokens()
+	for _, f := range []float64{0.9, 0.6, 0.3, 0} {
+		bs = append(bs, pinned+int(f*float64(full-pinned))+1)
+	}
+	return full, pinned, append(bs, pinned-1)
+}
+
+func TestPruneTranscripts(t *testing.T) {
+	for _, p := range fixtures(t) {
+		c, src := parseFile(t, p)
+		full, pinned, bs := budgets(t, c)
+		for _, b := range bs {
+			t.Run(fmt.Sprintf("%s/%d", filepath.Base(p), b), func(t *testing.T) {
+				res, err := Prune(c, b, counter(t), nil)
+				if b < pinned {
+					if !errors.Is(err, ErrNoFit) || !strings.Contains(err.Error(), fmt.Sprint(pinned)) {
+						t.Fatalf("budget %d < pinned %d: error = %v, want ErrNoFit naming the pinned size", b, pinned, err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("full %d pinned %d budget %d: %v", full, pinned, b, err)
+				}
+				checkPruned(t, c, src, res, b)
+			})
+		}
+	}
+}
+
+// checkPruned asserts every invariant of a pruned conversation.
+func checkPruned(t *testing.T, in *Conversation, src []byte, res *Result, limit int) {
+	t.Helper()
+	out := encode(t, res.Conversation)
+	if !res.Changed() {
+		if !bytes.Equal(out, src) {
+			t.Fatal("unchanged result is not the input")
+		}
+		return
+	}
+	re, err := ParseFormat(bytes.NewReader(out), in.format)
+	if err != nil {
+		t.Fatalf("output does not parse: %v\n%s", err, clip(out))
+	}
+	if got := Tokens(re, counter(t)); got > limit || got != res.After {
+		t.Fatalf("output has %d tokens (Result.After %d), budget %d", got, res.After, limit)
+	}
+	if in.Validate() == nil {
+		if err := re.Validate(); err != nil {
+			t.Fatalf("output is not valid: %v", err)
+		}
+	}
+	// Instructions are kept, once each, byte for byte.
+	if d := cmp.Diff(sysRaws(in), sysRaws(re)); d != "" {
+		t.Fatalf("system/developer items changed (-in +out):\n%s", d)
+	}
+	// The output is an ordered subset of the input, plus at most one notice.
+	notices, j := 0, 0
+	for _, it := range re.items {
+		if isNotice(it) {
+			notices++
+			if len(re.items) > 0 && in.format == FormatAnthropic && !it.user {
+				t.Fatal("anthropic notice is not a user message")
+			}
+			if strings.HasPrefix(firstText(it.raw), placeholderTag) {
+				continue // a separate notice; a merged one matches its message
+			}
+		}
+		// Match the same item byte for byte if it is there, else the first
+		// item of the same shape (an edited one).
+		first := -1
+		for k := j; k < len(in.items); k++ {
+			if sig(in.items[k]) != sig(it) {
+				continue
+			}
+			if first < 0 {
+				first = k
+			}
+			if bytes.Equal(in.items[k].raw, it.raw) {
+				first = k
+				break
+			}
+		}
+		if first >= 0 {
+			j = first
+		} else {
+			j = len(in.items)
+		}
+		if j == len(in.items) {
+			t.Fatalf("output item %s is not in the input, in order", clip(it.raw))
+		}
+		// Reasoning and thinking are kept unmodified.
+		if it.reas && !bytes.Equal(it.raw, in.items[j].raw) {
+			t.Fatalf("reasoning item edited: %s", clip(it.raw))
+		}
+		for _, th := range thinking(it.raw) {
+			if !bytes.Contains(in.items[j].raw, th) {
+				t.Fatalf("thinking block edited: %s", th)
+			}
+		}
+		j++
+	}
+	if notices > 1 {
+		t.Fatalf("%d notices, want at most one", notices)
+	}
+	// The latest user message is kept (Anthropic may have the notice merged in).
+	if last := latestUserRaw(in); last != nil && !containsItem(re, last) {
+		t.Fatalf("latest user message lost or edited: %s", clip(last))
+	}
+	if in.format == FormatCodex {
+		checkRollout(t, in, re)
+	}
+}
+
+func sysRaws(c *Conversation) []string {
+	var out []string
+	for _, it := range c.items {
+		if it.sys && !isNotice(it) {
+			out = append(out, string(it.raw))
+		}
+	}
+	return out
+}
+
+func isNotice(it item) bool {
+	return strings.Contains(string(it.raw), placeholderTag) && strings.Contains(string(it.raw), "omitted to fit the context budget")
+}
+
+func sig(it item) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s|%s|%v|%v|", it.role, it.typ, it.sys, it.reas)
+	for _, c := range it.calls {
+		b.WriteString(c.id + ",")
+	}
+	b.WriteString("|")
+	for _, r := range it.res {
+		b.WriteString(r.id + ",")
+	}
+	return b.String()
+}
+
+func firstText(raw json.RawMessage) string {
+	sl := textSlots(raw)
+	if len(sl) == 0 {
+		return ""
+	}
+	return sl[0].text
+}
+
+// thinking returns the raw thinking blocks of an Anthropic message.
+func thinking(raw json.RawMessage) [][]byte {
+	ms, err := parseObject(raw)
+	if err != nil || kindOf(get(ms, "content")) != '[' {
+		return nil
+	}
+	elems, _ := parseArray(get(ms, "content"))
+	var out [][]byte
+	for _, e := range elems {
+		if bytes.Contains(e, []byte(`"thinking"`)) || bytes.Contains(e, []byte(`"redacted_thinking"`)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func latestUserRaw(c *Conversation) json.RawMessage {
+	for i := len(c.items) - 1; i >= 0; i-- {
+		if c.items[i].user {
+			return c.items[i].raw
+		}
+	}
+	return nil
+}
+
+func containsItem(c *Conversation, raw json.RawMessage) bool {
+	for _, it := range c.items {
+		if bytes.Equal(it.raw, raw) {
+			return true
+		}
+		if c.format == FormatAnthropic {
+			// The notice may be merged in: every original block must remain.
+			ms, _ := parseObject(raw)
+			orig := get(ms, "content")
+			if s, ok := str(orig); ok && strings.Contains(string(it.raw), string(encodeString(s))) {
+				return true
+			}
+			if elems, err := parseArray(orig); err == nil && len(elems) > 0 {
+				all := true
+				for _, e := range elems {
+					all = all && bytes.Contains(it.raw, e)
+				}
+				if all {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// checkRollout: every line that is not an item of the rebuilt history is
+// passed through unchanged, and replacement_history keeps its metadata.
+func checkRollout(t *testing.T, in, out *Conversation) {
+	t.Helper()
+	keep := map[string]bool{}
+	for i, l := range in.lines {
+		if i != in.compactLine && !in.isResponseItemLine(i) {
+			keep[string(l)] = true
+		}
+	}
+	got := map[string]bool{}
+	for i, l := range out.lines {
+		if i != out.compactLine && !out.isResponseItemLine(i) {
+			got[string(l)] = true
+		}
+	}
+	if d := cmp.Diff(keep, got); d != "" {
+		t.Fatalf("non-history rollout lines changed (-in +out):\n%s", d)
+	}
+	if in.meta != nil && len(out.meta) != countElems(out) {
+		t.Fatalf("replacement_history_metadata has %d entries for %d items", len(out.meta), countElems(out))
+	}
+}
+
+func countElems(c *Conversation) int {
+	n := 0
+	for _, it := range c.items {
+		if it.elem >= 0 {
+			n++
+		}
+	}
+	return n
+}
+
+func clip(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "…"
+	}
+	return string(b)
+}
+
+// TestGolden records, per transcript and budget, what Prune did: the steps,
+// every removal, and a hash of the output. Run with -update to rewrite.
+func TestGolden(t *testing.T) {
+	for _, p := range fixtures(t) {
+		c, _ := parseFile(t, p)
+		full, pinned, _ := budgets(t, c)
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s: %s, %d items, %d tokens, pinned %d\n", filepath.Base(p), c.Format(), c.Len(), full, pinned)
+		for _, frac := range []int{50, 10} {
+			limit := pinned + (full-pinned)*frac/100
+			res, err := Prune(c, limit, counter(t), nil)
+			fmt.Fprintf(&b, "\nbudget %d (pinned + %d%% of the rest):\n", limit, frac)
+			if err != nil {
+				fmt.Fprintf(&b, "  error: %v\n", err)
+				continue
+			}
+			for _, s := range res.Steps {
+				fmt.Fprintf(&b, "  step %-9s %d -> %d (%d edits)\n", s.Name, s.Before, s.After, s.Edits)
+			}
+			for _, r := range res.Removed {
+				fmt.Fprintf(&b, "  %-9s item %3d  -%5d  %s\n", r.Step, r.Item, r.Tokens, r.What)
+			}
+			fmt.Fprintf(&b, "  after %d tokens, %d turns dropped, output sha256 %x\n", res.After, res.DroppedTurns, sha256.Sum256(encode(t, res.Conversation)))
+		}
+		golden := filepath.Join("testdata", "golden", filepath.Base(p)+".txt")
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if d := cmp.Diff(string(want), b.String()); d != "" {
+			t.Errorf("%s (-want +got):\n%s", golden, d)
+		}
+	}
+}
