@@ -1,5 +1,7 @@
 package slicer
 
+import "github.com/go-git/go-git/v5"
+
 // This file holds the index vocabulary shared by walking, extraction,
 // ranking and selection. The constructor lives in walk.go.
 
@@ -11,6 +13,8 @@ type Index struct {
 	Head    string // commit hash at HEAD; "" in a plain directory or empty repo
 	Files   []File // sorted by Path
 	Skipped []Skip // files left out, each with its reason
+
+	repo *git.Repository // nil for a plain directory
 }
 
 // File is one indexed file.
@@ -65,6 +69,7 @@ type Symbol struct {
 
 // Skip records a file that was not indexed and why.
 type Skip struct {
-	Path   string
-	Reason string
+	Path   string // slash-separated, relative to Index.Root; a directory ends in "/"
+	Reason string // one of the Skip* reason constants in walk.go
+	Detail string // specifics: the size, the ignore file, the link target…
 }

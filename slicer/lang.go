@@ -28,10 +28,10 @@ import (
 // language is one tree-sitter language: its grammar and the queries that
 // find definitions and references (see extract_queries.go).
 type language struct {
-	name    string                   // File.Lang value
+	name    string                  // File.Lang value
 	grammar func() *sitter.Language // grammar constructor
-	defs    string                   // definitions query
-	refs    string                   // references query
+	defs    string                  // definitions query
+	refs    string                  // references query
 }
 
 // languages lists the languages with symbol extraction, by File.Lang.

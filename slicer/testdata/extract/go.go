@@ -23,7 +23,7 @@ type Circle struct {
 }
 
 type (
-	ID   int
+	ID          int
 	List[T any] []T
 )
 
