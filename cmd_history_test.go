@@ -1,0 +1,74 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestHistoryCommand(t *testing.T) {
+	tau, err := os.ReadFile("history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      []byte
+		wantCode   int
+		wantStdout string // "input": the input unchanged; "json": valid JSON; "": empty
+		wantStderr string // substring; "" means stderr must be empty
+	}{
+		{"unchanged", []string{"-encoding", "o200k_base", "-budget", "100000"}, tau, exitOK, "input", ""},
+		{"pruned", []string{"--encoding", "o200k_base", "--budget", "6000"}, tau, exitTrimmed, "json", ""},
+		{"explain", []string{"-encoding", "o200k_base", "-budget", "6000", "-explain"}, tau, exitTrimmed, "json", "mask "},
+		{"dry run writes nothing", []string{"-encoding", "o200k_base", "-budget", "6000", "-dry-run"}, tau, exitTrimmed, "", "would mask item"},
+		{"dry run unchanged", []string{"-encoding", "o200k_base", "-budget", "100000", "-dry-run"}, tau, exitOK, "", "unchanged at"},
+		{"no fit", []string{"-encoding", "o200k_base", "-budget", "1000"}, tau, exitNoFit, "", "pinned minimum is"},
+		{"keep-last 0 fits lower", []string{"-encoding", "o200k_base", "-budget", "3600", "-keep-last", "0"}, tau, exitTrimmed, "json", ""},
+		{"bad input", []string{"-encoding", "o200k_base", "-budget", "1000"}, []byte("not json"), exitBadInput, "", "bad input"},
+		{"bad format", []string{"-encoding", "o200k_base", "-budget", "1000", "-format", "xml"}, tau, exitUsage, "", `unknown format "xml"`},
+		{"forced wrong format", []string{"-encoding", "o200k_base", "-budget", "1000", "-format", "responses"}, tau, exitBadInput, "", "does not fit"},
+		{"negative", []string{"-encoding", "o200k_base", "-budget", "1000", "-max-item", "-1"}, tau, exitUsage, "", "must not be negative"},
+		{"file argument", []string{"-encoding", "o200k_base", "-budget", "100000", "history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json"}, nil, exitOK, "input", ""},
+		{"two files", []string{"-encoding", "o200k_base", "-budget", "100000", "a", "b"}, nil, exitUsage, "", "at most one FILE"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"history"}, tc.args...), bytes.NewReader(tc.stdin), &stdout, &stderr)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.wantCode, stderr.String())
+			}
+			switch tc.wantStdout {
+			case "input":
+				if !bytes.Equal(stdout.Bytes(), tau) {
+					t.Error("stdout is not the unchanged input")
+				}
+			case "json":
+				if !json.Valid(stdout.Bytes()) || stdout.Len() >= len(tau) {
+					t.Errorf("stdout is not a smaller JSON document (%d bytes)", stdout.Len())
+				}
+			case "":
+				if stdout.Len() != 0 {
+					t.Errorf("stdout = %q, want nothing", historyClip(stdout.String()))
+				}
+			}
+			if tc.wantStderr == "" && stderr.Len() != 0 {
+				t.Errorf("stderr = %q, want nothing", stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tc.wantStderr) {
+				t.Errorf("stderr = %q, want it to contain %q", stderr.String(), tc.wantStderr)
+			}
+		})
+	}
+}
+
+func historyClip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "…"
+	}
+	return s
+}
