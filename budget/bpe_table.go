@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
@@ -13,26 +15,39 @@ import (
 // from the offline .tiktoken assets of github.com/pkoukk/tiktoken-go-loader
 // and never modified afterwards, so it is safe for concurrent use.
 //
-// Layout: all tokens' bytes are concatenated in data, in rank order; token r
-// is data[off[r]:off[r+1]]. The .tiktoken files list tokens by increasing
-// rank starting at 0, one per line, so the rank is the line index (checked
-// while parsing). slots is an open-addressing hash table with linear probing:
-// each non-zero slot holds the upper 32 bits of the token's hash and rank+1.
-// This is a few flat slices instead of a Go map with 200k string keys, so
-// building it costs one pass over the file and no per-token allocation.
+// Layout: the tokens' bytes are decoded into data; token r is
+// data[spans[r]>>32 : uint32(spans[r])]; tokens of up to shortKey bytes
+// are also packed in words[r], which is all a lookup of a short piece reads. The .tiktoken files list tokens by
+// increasing rank from 0, one per line, so the rank is the line index
+// (checked while parsing). slots is an open-addressing hash table with
+// linear probing, cut into tablePartitions partitions chosen by the top bits
+// of the token's 64-bit hash h; within its partition a token's home slot is
+// taken from the bits of h>>32, and a non-zero slot holds h>>32<<32 | rank+1.
+// Flat slices instead of a Go map with 200k string keys make the build one
+// pass over the file with no per-token allocation, and the partitions let it
+// run on several cores, each filling a partition small enough to stay in its
+// cache (see parseRankTable).
 type rankTable struct {
-	data  []byte
-	off   []uint32
-	slots []uint64
-	mask  uint64
+	data      []byte
+	spans     []uint64
+	words     []uint64 // words[r] is token r's short key (see tokenKey)
+	slots     []uint64
+	partShift uint   // h >> partShift is the partition
+	partBits  uint   // log2 of a partition's size
+	partMask  uint64 // a partition's size - 1
 	// single[b] is the rank of the one-byte token b; every byte is a token.
 	single [256]uint32
 }
 
+// tablePartitions is the number of hash-table partitions: a power of two
+// large enough that a partition of o200k_base's table (4 MB in all) fits in
+// a core's L2 cache, which makes the random writes of the build cheap.
+const tablePartitions = 8
+
 // tables holds the lazily built rank tables, one per encoding. This is the
 // package's only package-level state: each table is immutable once built, is
 // built at most once per process (sync.OnceValues), and caching it is what
-// lets every Counter share the ~5 MB table instead of rebuilding it; no
+// lets every Counter share the ~8 MB table instead of rebuilding it; no
 // caller can observe or change it other than through timing.
 var tables = map[string]func() (*rankTable, error){
 	Cl100kBase: sync.OnceValues(func() (*rankTable, error) { return loadRankTable(Cl100kBase) }),
@@ -46,72 +61,204 @@ func loadRankTable(encoding string) (*rankTable, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read ranks %s: %w", name, err)
 	}
-	t, err := parseRankTable(raw)
+	t, err := parseRankTable(raw, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, fmt.Errorf("parse ranks %s: %w", name, err)
 	}
 	return t, nil
 }
 
-// parseRankTable parses .tiktoken text: lines "<base64 token> <rank>".
-func parseRankTable(raw []byte) (*rankTable, error) {
-	n := bytes.Count(raw, []byte{'\n'}) + 1
-	t := &rankTable{
-		// Decoded tokens are 3/4 the size of their base64 text, which is
-		// itself less than the file.
-		data: make([]byte, 0, len(raw)*3/4),
-		off:  make([]uint32, 1, n+1),
+// tableSegment is the part of a .tiktoken file that one goroutine decodes.
+type tableSegment struct {
+	start, end int // bytes of the file
+	first      int // index of its first line
+	// lists[p] holds the slot values of its tokens in partition p.
+	lists  [tablePartitions][]uint64
+	single [256]uint32 // rank+1 of the one-byte tokens it holds
+	err    error
+}
+
+// parseRankTable parses .tiktoken text, lines "<base64 token> <rank>", on up
+// to procs goroutines. Phase 1 cuts the text into segments of whole lines,
+// one per goroutine; each decodes its tokens into its own region of data
+// (a line's token takes less than 3/4 of the line's bytes, so regions
+// starting at 3/4 of each segment's offset never overlap), hashes them and
+// sorts their slot values by partition. Phase 2 fills the hash table one
+// partition per goroutine at a time, so no two goroutines write the same
+// memory and each writes within a cache-sized block.
+func parseRankTable(raw []byte, procs int) (*rankTable, error) {
+	for len(raw) > 0 && raw[len(raw)-1] == '\n' {
+		raw = raw[:len(raw)-1]
 	}
-	size := uint64(1) << bits.Len(uint(2*n))
-	t.slots = make([]uint64, size)
-	t.mask = size - 1
+	if len(raw) == 0 {
+		return nil, fmt.Errorf("no ranks")
+	}
+	procs = max(1, min(procs, tablePartitions))
+	segs := make([]tableSegment, procs)
+	n := 0
+	for k := range segs {
+		start := 0
+		if k > 0 {
+			start = segs[k-1].end
+		}
+		end := len(raw)
+		if k < procs-1 {
+			end = start + (len(raw)-start)/(procs-k)
+			if j := bytes.IndexByte(raw[end:], '\n'); j >= 0 {
+				end += j + 1
+			} else {
+				end = len(raw)
+			}
+		}
+		segs[k].start, segs[k].end, segs[k].first = start, end, n
+		lines := bytes.Count(raw[start:end], []byte{'\n'})
+		if end == len(raw) && end > start {
+			lines++ // the last line has no newline
+		}
+		n += lines
+		for p := range segs[k].lists {
+			segs[k].lists[p] = make([]uint64, 0, lines/tablePartitions+lines/(4*tablePartitions)+16)
+		}
+	}
+	size := max(uint64(1)<<bits.Len(uint(2*n)), 2*tablePartitions)
+	t := &rankTable{
+		data:  make([]byte, len(raw)),
+		spans: make([]uint64, n),
+		words: make([]uint64, n),
+		slots: make([]uint64, size),
+	}
+	t.partBits = uint(bits.TrailingZeros64(size / tablePartitions))
+	t.partShift = 64 - uint(bits.TrailingZeros64(tablePartitions))
+	t.partMask = size/tablePartitions - 1
+
+	var wg sync.WaitGroup
+	for k := range segs {
+		seg := &segs[k]
+		wg.Go(func() { seg.err = t.decodeSegment(raw, seg) })
+	}
+	wg.Wait()
 	for i := range t.single {
 		t.single[i] = ^uint32(0)
 	}
-	line := 0
-	for len(raw) > 0 {
-		var l []byte
-		if j := bytes.IndexByte(raw, '\n'); j >= 0 {
-			l, raw = raw[:j], raw[j+1:]
-		} else {
-			l, raw = raw, nil
+	for k := range segs {
+		if segs[k].err != nil {
+			return nil, segs[k].err
 		}
-		if len(l) == 0 {
-			continue
+		for b, r := range segs[k].single {
+			if r != 0 {
+				t.single[b] = r - 1
+			}
 		}
-		sp := bytes.IndexByte(l, ' ')
-		if sp < 0 {
-			return nil, fmt.Errorf("line %d: no space", line+1)
-		}
-		rank, ok := atoi(l[sp+1:])
-		if !ok || rank != line {
-			return nil, fmt.Errorf("line %d: rank %q, want %d (ranks must be the line index)", line+1, l[sp+1:], line)
-		}
-		start := len(t.data)
-		var err error
-		t.data, err = appendBase64(t.data, l[:sp])
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %w", line+1, err)
-		}
-		tok := t.data[start:]
-		t.off = append(t.off, uint32(len(t.data)))
-		if len(tok) == 1 {
-			t.single[tok[0]] = uint32(rank)
-		}
-		h := hashBytes(tok)
-		slot := h & t.mask
-		for t.slots[slot] != 0 {
-			slot = (slot + 1) & t.mask
-		}
-		t.slots[slot] = h&^0xffffffff | uint64(rank+1)
-		line++
 	}
 	for b, r := range t.single {
 		if r == ^uint32(0) {
 			return nil, fmt.Errorf("byte %#x has no rank", b)
 		}
 	}
+
+	var next atomic.Int64
+	for range procs {
+		wg.Go(func() {
+			for {
+				p := next.Add(1) - 1
+				if p >= tablePartitions {
+					return
+				}
+				base := uint64(p) << t.partBits
+				part := t.slots[base : base+t.partMask+1]
+				for k := range segs {
+					for _, v := range segs[k].lists[p] {
+						i := v >> 32 & t.partMask
+						for part[i] != 0 {
+							i = (i + 1) & t.partMask
+						}
+						part[i] = v
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 	return t, nil
+}
+
+// decodeSegment decodes the lines of raw[seg.start:seg.end] into t.data
+// from offset seg.start*3/4 and fills their spans and seg's lists.
+func (t *rankTable) decodeSegment(raw []byte, seg *tableSegment) error {
+	src := raw[seg.start:seg.end]
+	w := seg.start * 3 / 4
+	limit := seg.end * 3 / 4
+	if seg.end == len(raw) {
+		limit = len(t.data)
+	}
+	dst := t.data[:limit]
+	line := seg.first
+	i := 0
+	for i < len(src) {
+		start := w
+		// Base64 groups up to the space.
+		for {
+			if i+4 > len(src) || w+3 > len(dst) {
+				return fmt.Errorf("line %d: truncated", line+1)
+			}
+			a, b, c, d := b64[src[i]], b64[src[i+1]], b64[src[i+2]], b64[src[i+3]]
+			if (a|b|c|d)&0xc0 == 0 {
+				v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(d)
+				dst[w], dst[w+1], dst[w+2] = byte(v>>16), byte(v>>8), byte(v)
+				w += 3
+				i += 4
+				if i < len(src) && src[i] == ' ' {
+					break
+				}
+				continue
+			}
+			// A last group with padding: "xx==" or "xxx=".
+			if src[i+3] != '=' || (a|b)&0xc0 != 0 {
+				return fmt.Errorf("line %d: bad base64", line+1)
+			}
+			v := uint32(a)<<18 | uint32(b)<<12
+			dst[w] = byte(v >> 16)
+			w++
+			if src[i+2] != '=' {
+				if c&0xc0 != 0 {
+					return fmt.Errorf("line %d: bad base64", line+1)
+				}
+				v |= uint32(c) << 6
+				dst[w] = byte(v >> 8)
+				w++
+			}
+			i += 4
+			if i >= len(src) || src[i] != ' ' {
+				return fmt.Errorf("line %d: bad base64", line+1)
+			}
+			break
+		}
+		i++ // the space
+		rank, digits := 0, 0
+		for ; i < len(src) && src[i] != '\n'; i++ {
+			c := src[i] - '0'
+			if c > 9 || digits == 9 {
+				return fmt.Errorf("line %d: bad rank", line+1)
+			}
+			rank = rank*10 + int(c)
+			digits++
+		}
+		i++ // the newline
+		if digits == 0 || rank != line {
+			return fmt.Errorf("line %d: rank %d, want %d (ranks must be the line index)", line+1, rank, line)
+		}
+		tok := dst[start:w]
+		if len(tok) == 1 {
+			seg.single[tok[0]] = uint32(rank) + 1
+		}
+		h, key := tokenKey(tok)
+		t.words[line] = key
+		p := h >> t.partShift
+		seg.lists[p] = append(seg.lists[p], h>>32<<32|uint64(rank+1))
+		t.spans[line] = uint64(start)<<32 | uint64(w)
+		line++
+	}
+	return nil
 }
 
 // rank returns the rank of the token whose bytes are s.
@@ -119,34 +266,29 @@ func (t *rankTable) rank(s string) (int, bool) {
 	if len(s) == 1 {
 		return int(t.single[s[0]]), true
 	}
-	h := hashString(s)
-	tag := h &^ 0xffffffff
-	for slot := h & t.mask; ; slot = (slot + 1) & t.mask {
-		v := t.slots[slot]
+	h, w := tokenKey(s)
+	tag := h >> 32
+	base := (h >> t.partShift) << t.partBits
+	for i := tag & t.partMask; ; i = (i + 1) & t.partMask {
+		v := t.slots[base+i]
 		if v == 0 {
 			return 0, false
 		}
-		if v&^0xffffffff == tag {
-			r := uint32(v) - 1
-			if string(t.data[t.off[r]:t.off[r+1]]) == s {
+		if v>>32 != tag {
+			continue
+		}
+		r := uint32(v) - 1
+		if w != 0 {
+			if t.words[r] == w {
 				return int(r), true
 			}
+			continue
+		}
+		sp := t.spans[r]
+		if string(t.data[sp>>32:uint32(sp)]) == s {
+			return int(r), true
 		}
 	}
-}
-
-func atoi(b []byte) (int, bool) {
-	if len(b) == 0 || len(b) > 9 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 // b64 maps a standard base64 character to its 6-bit value, 0xff otherwise.
@@ -161,46 +303,6 @@ var b64 = func() (t [256]byte) {
 	return t
 }()
 
-// appendBase64 appends the decoding of padded standard base64 src to dst.
-func appendBase64(dst, src []byte) ([]byte, error) {
-	if len(src)%4 != 0 || len(src) == 0 {
-		return dst, fmt.Errorf("bad base64 length %d", len(src))
-	}
-	pad := 0
-	if src[len(src)-1] == '=' {
-		pad++
-		if src[len(src)-2] == '=' {
-			pad++
-		}
-	}
-	for i := 0; i < len(src); i += 4 {
-		a, b, c, d := b64[src[i]], b64[src[i+1]], b64[src[i+2]], b64[src[i+3]]
-		last := i+4 == len(src)
-		if last && pad > 0 {
-			c2, d2 := c, d
-			if pad == 2 {
-				c2 = 0
-			}
-			d2 = 0
-			if a|b|c2|d2 == 0xff || a|b|c2|d2 > 63 {
-				return dst, fmt.Errorf("bad base64 %q", src)
-			}
-			v := uint32(a)<<18 | uint32(b)<<12 | uint32(c2)<<6
-			dst = append(dst, byte(v>>16))
-			if pad == 1 {
-				dst = append(dst, byte(v>>8))
-			}
-			break
-		}
-		if (a|b|c|d)&0xc0 != 0 {
-			return dst, fmt.Errorf("bad base64 %q", src)
-		}
-		v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(d)
-		dst = append(dst, byte(v>>16), byte(v>>8), byte(v))
-	}
-	return dst, nil
-}
-
 // Hash constants (from wyhash); any odd 64-bit multipliers with good bit
 // mixing would do: the table only needs a deterministic, well-spread hash.
 const (
@@ -214,33 +316,30 @@ func mix(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-// hashString hashes s; hashBytes(b) == hashString(string(b)).
-func hashString(s string) uint64 {
-	h := uint64(len(s)) ^ hashK0
+// shortKey is the longest token length that tokenKey packs into a word.
+const shortKey = 7
+
+// tokenKey returns the hash of a token's bytes and, for tokens of at most
+// shortKey bytes, the bytes packed little-endian with the length in the top
+// byte (a word that equals another only for equal bytes); 0 for longer ones.
+func tokenKey[T ~string | ~[]byte](s T) (h, w uint64) {
+	if len(s) <= shortKey {
+		for i := len(s) - 1; i >= 0; i-- {
+			w = w<<8 | uint64(s[i])
+		}
+		w |= uint64(len(s)) << 56
+		return mix(w^hashK0, hashK1), w
+	}
+	h = uint64(len(s)) ^ hashK0
 	for len(s) >= 8 {
-		w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-		h = mix(h^w, hashK1)
+		h = mix(h^x, hashK1)
 		s = s[8:]
 	}
-	var w uint64
+	var x uint64
 	for i := len(s) - 1; i >= 0; i-- {
-		w = w<<8 | uint64(s[i])
+		x = x<<8 | uint64(s[i])
 	}
-	return mix(h^w^hashK2, hashK1)
-}
-
-func hashBytes(b []byte) uint64 {
-	h := uint64(len(b)) ^ hashK0
-	for len(b) >= 8 {
-		w := uint64(b[0]) | uint64(b[1])<<8 | uint64(b[2])<<16 | uint64(b[3])<<24 |
-			uint64(b[4])<<32 | uint64(b[5])<<40 | uint64(b[6])<<48 | uint64(b[7])<<56
-		h = mix(h^w, hashK1)
-		b = b[8:]
-	}
-	var w uint64
-	for i := len(b) - 1; i >= 0; i-- {
-		w = w<<8 | uint64(b[i])
-	}
-	return mix(h^w^hashK2, hashK1)
+	return mix(h^x^hashK2, hashK1), 0
 }

@@ -1,0 +1,154 @@
+package budget
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/pkoukk/tiktoken-go-loader/assets"
+)
+
+// TestMain doubles as the fresh-process probe of scripts/bench-tokenizers.sh:
+// with BUDGET_COUNT_PROBE=fast|reference and BUDGET_COUNT_ENCODING set, the
+// test binary loads that counter, counts the files named by
+// BUDGET_COUNT_FILES (colon-separated), prints the total and exits, like a
+// ctxtrim process would. With BUDGET_COUNT_THROUGHPUT=1 it instead reports
+// the counting time alone (the table already loaded), for MB/s figures.
+func TestMain(m *testing.M) {
+	if mode := os.Getenv("BUDGET_COUNT_PROBE"); mode != "" {
+		os.Exit(countProbe(mode))
+	}
+	os.Exit(m.Run())
+}
+
+func countProbe(mode string) int {
+	enc := os.Getenv("BUDGET_COUNT_ENCODING")
+	var (
+		c   Counter
+		err error
+	)
+	switch mode {
+	case "fast":
+		c, err = NewEncodingCounter(enc)
+	case "fast-serial":
+		var b *bpeCounter
+		b, err = newBPECounter(enc)
+		c = serialCounter{b}
+	case "reference":
+		c, err = NewReferenceCounter(enc)
+	default:
+		err = fmt.Errorf("unknown probe mode %q", mode)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "probe:", err)
+		return 1
+	}
+	var texts []string
+	size := 0
+	for _, f := range filepath.SplitList(os.Getenv("BUDGET_COUNT_FILES")) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "probe:", err)
+			return 1
+		}
+		texts = append(texts, string(b))
+		size += len(b)
+	}
+	start := time.Now()
+	n := 0
+	for _, t := range texts {
+		n += c.Count(t)
+	}
+	elapsed := time.Since(start)
+	if os.Getenv("BUDGET_COUNT_THROUGHPUT") != "" {
+		fmt.Printf("%d tokens %d bytes %.3f ms %.2f MB/s\n", n, size, elapsed.Seconds()*1e3, float64(size)/1e6/elapsed.Seconds())
+		return 0
+	}
+	fmt.Println(n)
+	return 0
+}
+
+// serialCounter counts on the calling goroutine only.
+type serialCounter struct{ c *bpeCounter }
+
+func (s serialCounter) Count(text string) int { return s.c.countSerial(text) }
+
+// benchText returns about size bytes of real text: Go standard library
+// sources, with a Chinese and a Russian paragraph mixed in.
+func benchText(b *testing.B, size int) string {
+	b.Helper()
+	files := []string{"net/http/server.go", "go/parser/parser.go", "fmt/print.go", "strings/strings.go"}
+	var buf bytes.Buffer
+	for buf.Len() < size {
+		for _, f := range files {
+			data, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", f))
+			if err != nil {
+				b.Skipf("no Go sources to benchmark on: %v", err)
+			}
+			buf.Write(data)
+			buf.WriteString("\n这是一个用于测试分词器速度的中文段落，包含标点符号和数字123。\nЭто русский текст для проверки скорости токенизатора.\n")
+		}
+	}
+	return buf.String()[:size]
+}
+
+func BenchmarkCount100KB(b *testing.B) {
+	text := benchText(b, 100<<10)
+	for _, enc := range testEncodings {
+		fast, ref := counters(b, enc)
+		for _, c := range []struct {
+			name string
+			c    Counter
+		}{{"fast", serialCounter{fast}}, {"reference", ref}} {
+			b.Run(enc+"/"+c.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(text)))
+				for b.Loop() {
+					c.c.Count(text)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkCountParallel(b *testing.B) {
+	text := benchText(b, 4<<20)
+	fast, _ := counters(b, O200kBase)
+	for _, c := range []struct {
+		name string
+		c    Counter
+	}{{"serial", serialCounter{fast}}, {"parallel", fast}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				c.c.Count(text)
+			}
+		})
+	}
+}
+
+// BenchmarkLoadTable measures building a rank table from the embedded
+// assets, the start-up cost a fresh process pays once per encoding.
+func BenchmarkLoadTable(b *testing.B) {
+	for _, enc := range testEncodings {
+		for _, procs := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/procs=%d", enc, procs), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					raw, err := assets.Assets.ReadFile(enc + ".tiktoken")
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := parseRankTable(raw, procs); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
