@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
 )
@@ -46,19 +47,16 @@ func Definitions(path string, src []byte) ([]Symbol, []string, error) {
 	if lang == "" {
 		return nil, nil, nil
 	}
-	qs, err := compileQueries(lang)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer qs.close()
-	x := newExtractor(qs)
+	qc := newQueryCache()
+	defer qc.close()
+	x := newExtractor(qc)
 	defer x.close()
 	return x.extract(context.Background(), lang, src)
 }
 
 // compiledLang is a language with its queries compiled. Queries are
-// read-only once compiled and may be shared between extractors; the owner
-// of a queries set closes it.
+// read-only once compiled and are shared between extractors; the
+// queryCache that compiled them closes them.
 type compiledLang struct {
 	*language
 	grammar  *sitter.Language
@@ -67,61 +65,85 @@ type compiledLang struct {
 	defNames []string // capture index → capture name, for defs
 }
 
-// queries holds compiled languages by name.
-type queries map[string]*compiledLang
+// queryCache compiles each language's queries on first use: compiling is
+// slow for large grammars (Swift's takes most of a second) and most
+// repositories use two or three languages. It is safe for concurrent use.
+type queryCache struct {
+	mu    sync.Mutex
+	langs map[string]*compiledLang
+	errs  map[string]error
+}
 
-// compileQueries compiles the queries of the named languages, or of all
-// languages when none is named.
-func compileQueries(names ...string) (queries, error) {
-	want := map[string]bool{}
-	for _, n := range names {
-		want[n] = true
+func newQueryCache() *queryCache {
+	return &queryCache{langs: map[string]*compiledLang{}, errs: map[string]error{}}
+}
+
+// get returns the compiled queries of the named language.
+func (qc *queryCache) get(name string) (*compiledLang, error) {
+	qc.mu.Lock()
+	defer qc.mu.Unlock()
+	if cl, ok := qc.langs[name]; ok {
+		return cl, nil
 	}
-	qs := queries{}
+	if err, ok := qc.errs[name]; ok {
+		return nil, err
+	}
+	cl, err := compileLang(name)
+	if err != nil {
+		qc.errs[name] = err
+		return nil, err
+	}
+	qc.langs[name] = cl
+	return cl, nil
+}
+
+// close frees every compiled query.
+func (qc *queryCache) close() {
+	qc.mu.Lock()
+	defer qc.mu.Unlock()
+	for _, cl := range qc.langs {
+		cl.defs.Close()
+		cl.refs.Close()
+	}
+	clear(qc.langs)
+}
+
+func compileLang(name string) (*compiledLang, error) {
 	for _, l := range languages() {
-		if len(want) > 0 && !want[l.name] {
+		if l.name != name {
 			continue
 		}
 		g := l.grammar()
 		cl := &compiledLang{language: l, grammar: g}
 		var err error
 		if cl.defs, err = sitter.NewQuery([]byte(l.defs), g); err != nil {
-			qs.close()
 			return nil, fmt.Errorf("compile %s definitions query: %w", l.name, err)
 		}
 		if cl.refs, err = sitter.NewQuery([]byte(l.refs), g); err != nil {
 			cl.defs.Close()
-			qs.close()
 			return nil, fmt.Errorf("compile %s references query: %w", l.name, err)
 		}
 		for i := uint32(0); i < cl.defs.CaptureCount(); i++ {
 			cl.defNames = append(cl.defNames, cl.defs.CaptureNameForId(i))
 		}
-		qs[l.name] = cl
+		return cl, nil
 	}
-	return qs, nil
-}
-
-func (qs queries) close() {
-	for _, cl := range qs {
-		cl.defs.Close()
-		cl.refs.Close()
-	}
+	return nil, fmt.Errorf("no grammar for %q", name)
 }
 
 // extractor is one worker's tree-sitter state: a parser and a query
 // cursor, reused from file to file. It is not safe for concurrent use.
 type extractor struct {
-	qs     queries
+	qc     *queryCache
 	parser *sitter.Parser
 	cursor *sitter.QueryCursor
 	seen   map[string]struct{} // scratch set for refs
 }
 
-func newExtractor(qs queries) *extractor {
+func newExtractor(qc *queryCache) *extractor {
 	p := sitter.NewParser()
 	p.SetOperationLimit(parseTimeoutMicros)
-	return &extractor{qs: qs, parser: p, cursor: sitter.NewQueryCursor(), seen: map[string]struct{}{}}
+	return &extractor{qc: qc, parser: p, cursor: sitter.NewQueryCursor(), seen: map[string]struct{}{}}
 }
 
 // close frees the parser and cursor; the extractor is unusable afterwards.
@@ -144,9 +166,9 @@ type span struct {
 
 // extract parses src as lang and runs its queries.
 func (x *extractor) extract(ctx context.Context, lang string, src []byte) ([]Symbol, []string, error) {
-	cl := x.qs[lang]
-	if cl == nil {
-		return nil, nil, fmt.Errorf("no grammar for %q", lang)
+	cl, err := x.qc.get(lang)
+	if err != nil {
+		return nil, nil, err
 	}
 	x.parser.SetLanguage(cl.grammar)
 	tree, err := x.parser.ParseCtx(ctx, nil, src)

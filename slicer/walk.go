@@ -605,8 +605,10 @@ func (b *builder) walkDir(d *dirState) {
 			continue
 		}
 		if entry == nil {
-			if ign, _ := d.isIgnored(); ign {
-				continue // under an ignored directory holding tracked files
+			if ign, src := d.isIgnored(); ign {
+				// Under an ignored directory that holds tracked files.
+				b.skip(rel, SkipIgnored, src)
+				continue
 			}
 			if ign, src := match(d.git, comps, false); ign {
 				b.skip(rel, SkipIgnored, src)
@@ -677,18 +679,8 @@ func (b *builder) extractAll(ctx context.Context) error {
 	}
 	n = min(n, max(1, len(b.cands)))
 
-	var qs queries
-	var qerr error
-	var qonce sync.Once
-	getQueries := func() (queries, error) { // compiled once, on first need
-		qonce.Do(func() { qs, qerr = compileQueries() })
-		return qs, qerr
-	}
-	defer func() {
-		if qs != nil {
-			qs.close()
-		}
-	}()
+	qc := newQueryCache()
+	defer qc.close()
 
 	results := make([]result, len(b.cands))
 	var next, done atomic.Int64
@@ -697,7 +689,7 @@ func (b *builder) extractAll(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for range n {
 		g.Go(func() error {
-			w := &worker{b: b, cache: c, queries: getQueries}
+			w := &worker{b: b, cache: c, x: newExtractor(qc)}
 			defer w.close()
 			for {
 				i := int(next.Add(1) - 1)
@@ -745,17 +737,12 @@ func (b *builder) extractAll(ctx context.Context) error {
 type worker struct {
 	b       *builder
 	cache   *cache
-	queries func() (queries, error)
 	x       *extractor
 	buf     []byte
 	seen    map[string]struct{}
 }
 
-func (w *worker) close() {
-	if w.x != nil {
-		w.x.close()
-	}
-}
+func (w *worker) close() { w.x.close() }
 
 // process turns one candidate into a File or a Skip. Only a cancelled
 // context is an error.
@@ -836,7 +823,8 @@ func (w *worker) process(ctx context.Context, c candidate) (result, error) {
 		if e != nil {
 			same := blob == e.Hash.String()
 			if symlink && e.Mode == filemode.Symlink {
-				same = hashBlob([]byte(readlink(abs))) == e.Hash.String()
+				t, _ := os.Readlink(abs)
+				same = hashBlob([]byte(t)) == e.Hash.String()
 			}
 			if !same || e.IntentToAdd || b.conflicted[c.path] {
 				status |= Modified
@@ -942,13 +930,6 @@ func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry
 	}
 	lang := detectLang(p, src)
 	if lang != "" && !ce.Minified {
-		if w.x == nil {
-			qs, err := w.queries()
-			if err != nil {
-				return nil, err // a query that does not compile is a bug, not a file problem
-			}
-			w.x = newExtractor(qs)
-		}
 		syms, refs, err := w.x.extract(ctx, lang, src)
 		switch {
 		case ctx.Err() != nil:

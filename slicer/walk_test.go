@@ -1,0 +1,196 @@
+package slicer
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+)
+
+// TestIndexScenarios runs testdata/index/*.txtar. Besides txtartest's setup
+// directives, a scenario may use:
+//
+//	index [-all] [-max=N] [-dir=PATH]  options for NewIndex
+//	fill PATH N                        append N bytes of "x" (no newline) to PATH
+//	lines PATH N                       append N lines of 10 bytes to PATH
+//	nul PATH                           append a NUL byte to PATH
+//	rm PATH                            delete PATH after the commit
+//	fifo PATH                          create a named pipe
+//	nestedrepo PATH                    git init inside PATH (not a submodule)
+//	exclude PATTERN                    a line of .git/info/exclude
+//	globalignore PATTERN               a line of $XDG_CONFIG_HOME/git/ignore
+//
+// and states the complete outcome:
+//
+//	file PATH LANG CLASS STATUS        LANG "-" when lexical, STATUS "-" when clean
+//	skip PATH REASON                   REASON as in the Skip* constants
+//	symbol PATH NAME                   PATH defines NAME
+//
+// Every indexed file and every skip must be listed: extra ones fail.
+func TestIndexScenarios(t *testing.T) {
+	txtartest.Run(t, "testdata/index/*.txtar", func(t *testing.T, ar *txtar.Archive) {
+		// Hermetic git configuration: no user excludes file unless the
+		// scenario writes one.
+		home := t.TempDir()
+		t.Setenv("HOME", home)
+		t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+		dir := txtartest.Repo(t, ar)
+		opts := &IndexOptions{Dir: dir, CacheDir: t.TempDir(), Logf: t.Logf}
+		wantFiles, wantSkips := map[string]string{}, map[string]string{}
+		wantSyms := map[string][]string{}
+		for _, d := range txtartest.Directives(t, ar) {
+			arg := func(i int) string {
+				if i >= len(d.Args) {
+					t.Fatalf("%v: missing argument %d", d, i+1)
+				}
+				return d.Args[i]
+			}
+			abs := func(p string) string { return filepath.Join(dir, filepath.FromSlash(p)) }
+			switch d.Name {
+			case "index":
+				for _, a := range d.Args {
+					switch k, v, _ := strings.Cut(a, "="); k {
+					case "-all":
+						opts.All = true
+					case "-max":
+						n, err := strconv.ParseInt(v, 10, 64)
+						if err != nil {
+							t.Fatalf("%v: %v", d, err)
+						}
+						opts.MaxFileSize = n
+					case "-dir":
+						opts.Dir = abs(v)
+					default:
+						t.Fatalf("%v: unknown option %s", d, a)
+					}
+				}
+			case "fill":
+				n, err := strconv.Atoi(arg(1))
+				if err != nil {
+					t.Fatalf("%v: %v", d, err)
+				}
+				appendBytes(t, abs(arg(0)), []byte(strings.Repeat("x", n)))
+			case "lines":
+				n, err := strconv.Atoi(arg(1))
+				if err != nil {
+					t.Fatalf("%v: %v", d, err)
+				}
+				appendBytes(t, abs(arg(0)), []byte(strings.Repeat("123456789\n", n)))
+			case "nul":
+				appendBytes(t, abs(arg(0)), []byte{0})
+			case "rm":
+				if err := os.Remove(abs(arg(0))); err != nil {
+					t.Fatal(err)
+				}
+			case "fifo":
+				if err := syscall.Mkfifo(abs(arg(0)), 0o644); err != nil {
+					t.Skipf("mkfifo: %v", err)
+				}
+			case "nestedrepo":
+				if _, err := git.PlainInit(abs(arg(0)), false); err != nil {
+					t.Fatal(err)
+				}
+			case "exclude":
+				appendBytes(t, filepath.Join(dir, ".git", "info", "exclude"), []byte(arg(0)+"\n"))
+			case "globalignore":
+				appendBytes(t, filepath.Join(home, ".config", "git", "ignore"), []byte(arg(0)+"\n"))
+			case "file":
+				wantFiles[arg(0)] = strings.Join([]string{arg(1), arg(2), arg(3)}, " ")
+			case "skip":
+				wantSkips[arg(0)] = arg(1)
+			case "symbol":
+				wantSyms[arg(0)] = append(wantSyms[arg(0)], arg(1))
+			}
+		}
+		ix, err := NewIndex(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gotFiles, gotSkips := map[string]string{}, map[string]string{}
+		for _, f := range ix.Files {
+			lang := f.Lang
+			if lang == "" {
+				lang = "-"
+			}
+			gotFiles[f.Path] = strings.Join([]string{lang, className(f.Class), statusString(f.Status)}, " ")
+		}
+		for _, s := range ix.Skipped {
+			gotSkips[s.Path] = s.Reason
+		}
+		if diff := cmp.Diff(wantFiles, gotFiles); diff != "" {
+			t.Errorf("files (-want +got)\n%s", diff)
+		}
+		if diff := cmp.Diff(wantSkips, gotSkips); diff != "" {
+			t.Errorf("skips (-want +got)\n%s", diff)
+		}
+		for p, names := range wantSyms {
+			f, ok := ix.File(p)
+			if !ok {
+				t.Errorf("symbol %s: file not indexed", p)
+				continue
+			}
+			have := map[string]bool{}
+			for _, s := range f.Symbols {
+				have[s.Name] = true
+			}
+			for _, n := range names {
+				if !have[n] {
+					t.Errorf("%s: no symbol %s (have %v)", p, n, f.Symbols)
+				}
+			}
+		}
+		if !sort.SliceIsSorted(ix.Files, func(i, j int) bool { return ix.Files[i].Path < ix.Files[j].Path }) {
+			t.Errorf("Files not sorted by path")
+		}
+	})
+}
+
+func appendBytes(t *testing.T, p string, b []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func className(c Class) string {
+	return [...]string{"source", "test", "doc", "config", "vendored", "generated", "lock", "minified", "fixture"}[c]
+}
+
+func statusString(s Status) string {
+	var parts []string
+	for _, x := range []struct {
+		bit  Status
+		name string
+	}{{Staged, "staged"}, {Modified, "modified"}, {Untracked, "untracked"}} {
+		if s&x.bit != 0 {
+			parts = append(parts, x.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, "+")
+}
+
+var _ = exec.LookPath
+var _ = fmt.Sprint
