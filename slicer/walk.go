@@ -735,11 +735,11 @@ func (b *builder) extractAll(ctx context.Context) error {
 
 // worker processes candidates one at a time with its own parser.
 type worker struct {
-	b       *builder
-	cache   *cache
-	x       *extractor
-	buf     []byte
-	seen    map[string]struct{}
+	b     *builder
+	cache *cache
+	x     *extractor
+	buf   []byte
+	seen  map[string]struct{}
 }
 
 func (w *worker) close() { w.x.close() }
