@@ -2,6 +2,7 @@ package split
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"runtime"
 	"sort"
@@ -226,7 +227,7 @@ func (s *splitter) chunks(capacity int) ([]chunk, error) {
 			}
 			e.unit(pen)
 			per[i] = e.out
-			return nil
+			return e.err
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -246,6 +247,7 @@ type expander struct {
 	u        *unit
 	capacity int
 	out      []chunk
+	err      error // first reason the unit cannot be cut to fit
 	starts   []int // line starts of the unit's source, built on first use
 }
 
@@ -388,17 +390,23 @@ func (e *expander) fragments(a, b int, pen float64, hi, head, lead int) {
 			return
 		}
 		room -= endCost
-		// Grow a piece while it fits: start from a proportional guess.
+		// Equal pieces: k of them, each about total/k tokens, guessed
+		// proportionally in bytes and shrunk until it fits.
 		total := e.s.count(e.u.src, a, b)
-		n := int(float64(b-a) * float64(max(room, 1)) / float64(max(total, 1)) * 0.9)
+		k := (total + max(room, 1) - 1) / max(room, 1)
+		goal := min(room, total/max(k, 1)+1)
+		n := int(float64(b-a) * float64(max(goal, 1)) / float64(max(total, 1)))
 		n = max(n, 1)
 		end := runeEnd(text, a, min(a+n, b))
 		for end > a && e.s.count(e.u.src, a, end) > room {
 			end = runeEnd(text, a, a+(end-a)*9/10)
 		}
-		if end <= a { // not even one rune fits; take one anyway (budget checked later)
-			_, size := utf8.DecodeRuneInString(text[a:])
-			end = a + max(size, 1)
+		if end <= a {
+			if e.err == nil {
+				e.err = fmt.Errorf("%w: cutting a line of %s in %s needs %d tokens of headers and markers per part, %d more than a part's %d tokens of room",
+					ErrNoFit, e.u.name, e.s.in.Sources[e.u.src].Name, l+head+endCost, l+head+endCost+1-e.capacity, e.capacity)
+			}
+			return
 		}
 		e.out = append(e.out, chunk{unit: e.ui, start: a, end: end, tokens: e.s.count(e.u.src, a, end) + head + endCost,
 			lead: l, penalty: pen, hunk: hi, frag: true, cont: cont})

@@ -85,7 +85,9 @@ func parseDiff(text string, src int) []unit {
 		if strings.HasPrefix(text[i:], "--- ") { // plain unified diff: take "+++" too
 			j = lineEnd(text, j)
 		}
-		for j < len(text) && !strings.HasPrefix(text[j:], "@@ ") && !isSectionStart(text, j) {
+		// In a "diff " header, "---"/"+++" lines belong to the header.
+		for j < len(text) && !strings.HasPrefix(text[j:], "@@ ") && !strings.HasPrefix(text[j:], "diff ") &&
+			(strings.HasPrefix(text[i:], "diff ") || !isSectionStart(text, j)) {
 			j = lineEnd(text, j)
 		}
 		u.headerEnd = j

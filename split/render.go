@@ -192,7 +192,7 @@ func (s *splitter) payload(ch []chunk, s0, e int) (string, []Segment) {
 				p.add(Synthetic, 0, 0, 0, "\n")
 			}
 		case unitDiffFile:
-			if c.start > u.start && c.hunk >= 0 {
+			if c.start >= u.headerEnd && c.hunk >= 0 {
 				p.add(Synthetic, 0, 0, 0, text[u.start:u.headerEnd])
 			}
 			if c.cont && k == s0 {
@@ -224,7 +224,9 @@ func (s *splitter) diffPiece(p *payloadBuilder, u *unit, hi, a, b int) {
 		return
 	}
 	h := u.hunks[hi]
-	if a <= h.start && b >= h.end {
+	if a <= h.start && b >= h.end || b <= h.headerEnd || a > h.start && a < h.headerEnd {
+		// Whole hunk, or a fragment of a header line cut for being longer
+		// than a part (such a part is not a valid diff anyway).
 		p.add(Verbatim, u.src, a, b, text[a:b])
 		return
 	}

@@ -73,14 +73,17 @@ func (s *splitter) run() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		worst := 0
-		for _, p := range parts {
-			worst = max(worst, p.Tokens-budget)
+		worst, at := 0, 0
+		for i, p := range parts {
+			if p.Tokens-budget > worst {
+				worst, at = p.Tokens-budget, i
+			}
 		}
 		if worst <= 0 {
 			break
 		}
-		s.logf("split: a part came out %d tokens over the budget (pieces were counted apart); repacking", worst)
+		s.logf("split: part %d came out %d tokens over the budget (pieces were counted apart); repacking", at+1, worst)
+		s.logf("%s", parts[at].Text)
 		margin += worst
 	}
 	res := &Result{Parts: parts}

@@ -1,0 +1,193 @@
+package split
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
+	"github.com/go-git/go-git/v5/utils/diff"
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// genFile is one file of a generated change: its old and new content
+// ("" with exists false for an added or deleted file).
+type genFile struct {
+	path                 string
+	old, new             string
+	oldExists, newExists bool
+}
+
+var genDirs = []string{"cmd", "internal/store", "internal/store/sql", "pkg/api", "docs", "web/src"}
+
+// genLine returns one line of code-like text; now and then a blank line.
+func genLine(r *rand.Rand) string {
+	words := []string{"if", "err", "!=", "nil", "{", "}", "return", "x", ":=", "fmt.Errorf(\"%w\",", "ctx,", "user.Name", "// note", "for", "range", "items", "日本", "🙂"}
+	if r.IntN(8) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(strings.Repeat("\t", r.IntN(3)))
+	for range 1 + r.IntN(10) {
+		b.WriteString(words[r.IntN(len(words))])
+		b.WriteByte(' ')
+	}
+	return strings.TrimRight(b.String(), " ")
+}
+
+func genContent(r *rand.Rand, lines int) string {
+	var b strings.Builder
+	for range lines {
+		b.WriteString(genLine(r))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// genEdit returns old with a few random insertions, deletions and
+// replacements.
+func genEdit(r *rand.Rand, old string) string {
+	lines := strings.SplitAfter(old, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	for range 1 + r.IntN(6) {
+		i := r.IntN(len(lines) + 1)
+		switch r.IntN(3) {
+		case 0: // insert a block
+			var block []string
+			for range 1 + r.IntN(30) {
+				block = append(block, genLine(r)+"\n")
+			}
+			lines = append(lines[:i], append(block, lines[i:]...)...)
+		case 1: // delete a block
+			j := min(len(lines), i+1+r.IntN(10))
+			lines = append(lines[:i], lines[j:]...)
+		default:
+			if i < len(lines) {
+				lines[i] = genLine(r) + " // changed\n"
+			}
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// genChange returns n files changed at random: mostly edits, some added
+// and deleted files, a few big ones, tests next to sources.
+func genChange(r *rand.Rand, n int) []genFile {
+	var files []genFile
+	for i := range n {
+		dir := genDirs[r.IntN(len(genDirs))]
+		name := fmt.Sprintf("%s/f%03d.go", dir, i)
+		if r.IntN(4) == 0 && i > 0 {
+			prev := files[len(files)-1].path
+			name = strings.TrimSuffix(prev, ".go") + "_test.go"
+		}
+		size := 5 + r.IntN(80)
+		if r.IntN(10) == 0 {
+			size = 300 + r.IntN(600)
+		}
+		old := genContent(r, size)
+		f := genFile{path: name, old: old, oldExists: true, newExists: true}
+		switch r.IntN(8) {
+		case 0:
+			f.old, f.oldExists, f.new = "", false, old
+		case 1:
+			f.newExists = false
+		default:
+			f.new = genEdit(r, old)
+		}
+		if f.old == f.new && f.oldExists == f.newExists {
+			f.new += "// end\n"
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// unifiedDiff renders files as a git diff with go-git's encoder.
+func unifiedDiff(t testing.TB, files []genFile) string {
+	t.Helper()
+	var p genPatch
+	for _, f := range files {
+		fp := &genFilePatch{}
+		if f.oldExists {
+			fp.from = &genGitFile{plumbing.ComputeHash(plumbing.BlobObject, []byte(f.old)), filemode.Regular, f.path}
+		}
+		if f.newExists {
+			fp.to = &genGitFile{plumbing.ComputeHash(plumbing.BlobObject, []byte(f.new)), filemode.Regular, f.path}
+		}
+		for _, d := range diff.Do(f.old, f.new) {
+			op := fdiff.Equal
+			switch d.Type {
+			case diffmatchpatch.DiffInsert:
+				op = fdiff.Add
+			case diffmatchpatch.DiffDelete:
+				op = fdiff.Delete
+			}
+			fp.chunks = append(fp.chunks, genChunk{d.Text, op})
+		}
+		p = append(p, fp)
+	}
+	var buf bytes.Buffer
+	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(p); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+type genGitFile struct {
+	hash plumbing.Hash
+	mode filemode.FileMode
+	path string
+}
+
+func (f *genGitFile) Hash() plumbing.Hash     { return f.hash }
+func (f *genGitFile) Mode() filemode.FileMode { return f.mode }
+func (f *genGitFile) Path() string            { return f.path }
+
+type genChunk struct {
+	content string
+	op      fdiff.Operation
+}
+
+func (c genChunk) Content() string       { return c.content }
+func (c genChunk) Type() fdiff.Operation { return c.op }
+
+type genFilePatch struct {
+	from, to *genGitFile
+	chunks   []genChunk
+}
+
+func (p *genFilePatch) IsBinary() bool { return false }
+func (p *genFilePatch) Files() (from, to fdiff.File) {
+	if p.from != nil {
+		from = p.from
+	}
+	if p.to != nil {
+		to = p.to
+	}
+	return from, to
+}
+func (p *genFilePatch) Chunks() []fdiff.Chunk {
+	out := make([]fdiff.Chunk, len(p.chunks))
+	for i, c := range p.chunks {
+		out[i] = c
+	}
+	return out
+}
+
+type genPatch []*genFilePatch
+
+func (p genPatch) FilePatches() []fdiff.FilePatch {
+	out := make([]fdiff.FilePatch, len(p))
+	for i, f := range p {
+		out[i] = f
+	}
+	return out
+}
+func (p genPatch) Message() string { return "" }
