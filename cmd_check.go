@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,6 +17,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/split"
 )
 
 func init() {
@@ -279,7 +281,7 @@ func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget
 	if err != nil {
 		return e.fail(exitError, fmt.Errorf("git diff --cached: %w: %s", err, strings.TrimSpace(stderr.String())))
 	}
-	est, err := estimateReviewParts(string(diff), instr, limit, c)
+	est, err := estimateReviewParts(context.Background(), string(diff), instr, limit, c)
 	if err != nil {
 		return e.fail(exitNoFit, err)
 	}
@@ -298,7 +300,7 @@ func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget
 		case est.Parts == 1:
 			fmt.Fprintln(e.stdout, "fits one review request")
 		default:
-			fmt.Fprintf(e.stdout, "needs splitting: %d parts (git diff --cached | ctxtrim split --budget %d)\n", est.Parts, est.Budget)
+			fmt.Fprintf(e.stdout, "needs splitting: %d parts of %d–%d tokens (git diff --cached | ctxtrim split -budget %d)\n", est.Parts, est.MinPart, est.MaxPart, est.Budget)
 		}
 	}
 	maxParts := o.maxParts
@@ -318,63 +320,31 @@ type reviewEstimate struct {
 	InstructionTokens int `json:"instruction_tokens"`
 	Files             int `json:"files"`
 	Parts             int `json:"parts"`
+	// MinPart and MaxPart are the smallest and largest rendered parts.
+	MinPart int `json:"min_part_tokens,omitempty"`
+	MaxPart int `json:"max_part_tokens,omitempty"`
 }
 
-// reviewPartHeaderTokens reserves room for the "part i of n" header each
-// part carries.
-const reviewPartHeaderTokens = 32
-
-// estimateReviewParts packs the diff's per-file sections greedily, in order,
-// into parts of at most limit tokens, each holding the instructions and a
-// part header; a file section larger than a part counts as as many parts as
-// its tokens need. It is the count "ctxtrim split" would need at most when
-// it cuts only at file and line boundaries.
-func estimateReviewParts(diff, instructions string, limit int, c budget.Counter) (*reviewEstimate, error) {
-	est := &reviewEstimate{Budget: limit, InstructionTokens: c.Count(instructions)}
-	room := limit - est.InstructionTokens - reviewPartHeaderTokens
-	if room <= 0 {
-		return nil, fmt.Errorf("instructions (%d tokens) leave no room in a %d-token review request", est.InstructionTokens, limit)
+// estimateReviewParts cuts the diff with split.Split, as "ctxtrim split"
+// would for a review (instructions repeated in every part, each part within
+// limit counted exactly), and reports how many parts it takes.
+func estimateReviewParts(ctx context.Context, diff, instructions string, limit int, c budget.Counter) (*reviewEstimate, error) {
+	est := &reviewEstimate{Budget: limit, InstructionTokens: c.Count(instructions),
+		DiffTokens: c.Count(diff), Files: strings.Count("\n"+diff, "\ndiff --git ")}
+	if strings.TrimSpace(diff) == "" {
+		return est, nil
 	}
-	sections := splitDiffFiles(diff)
-	est.Files = len(sections)
-	used := 0
-	for _, s := range sections {
-		n := c.Count(s)
-		est.DiffTokens += n
-		switch {
-		case n > room:
-			// Cut at line boundaries into full parts; the next file starts
-			// a new part (conservative: the last piece may have room left).
-			est.Parts += (n + room - 1) / room
-			used = room
-		case est.Parts == 0 || used+n > room:
-			est.Parts++
-			used = n
-		default:
-			used += n
+	res, err := split.Split(ctx, split.Input{Kind: split.Diff, Sources: []split.Source{{Name: "staged", Text: diff}}},
+		c, &split.Options{Budget: limit, Instructions: instructions})
+	if err != nil {
+		return nil, fmt.Errorf("split the staged diff: %w", err)
+	}
+	est.Parts = len(res.Parts)
+	for i, p := range res.Parts {
+		if i == 0 || p.Tokens < est.MinPart {
+			est.MinPart = p.Tokens
 		}
+		est.MaxPart = max(est.MaxPart, p.Tokens)
 	}
 	return est, nil
-}
-
-// splitDiffFiles cuts a unified git diff at its "diff --git " lines.
-func splitDiffFiles(diff string) []string {
-	if diff == "" {
-		return nil
-	}
-	var out []string
-	start := 0
-	for i := 0; i < len(diff); {
-		j := strings.IndexByte(diff[i:], '\n')
-		next := len(diff)
-		if j >= 0 {
-			next = i + j + 1
-		}
-		if i > start && strings.HasPrefix(diff[i:], "diff --git ") {
-			out = append(out, diff[start:i])
-			start = i
-		}
-		i = next
-	}
-	return append(out, diff[start:])
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,41 +183,45 @@ func TestCheckRulesRejectsBadConfig(t *testing.T) {
 }
 
 func TestEstimateReviewParts(t *testing.T) {
-	file := func(name string, n int) string {
-		h := "diff --git a/" + name + " b/" + name + "\n"
-		return h + strings.Repeat("x", n-len(h)-1) + "\n"
+	file := func(name string, lines int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -0,0 +1,%d @@\n", name, name, name, name, lines)
+		for i := 0; i < lines; i++ {
+			fmt.Fprintf(&b, "+line %d of %s\n", i, name)
+		}
+		return b.String()
 	}
-	room := func(limit, instr int) int { return limit - instr - reviewPartHeaderTokens }
 	tests := []struct {
-		name         string
-		diff         string
-		instr        string
-		limit        int
-		wantParts    int
-		wantFiles    int
-		wantDiffToks int
+		name      string
+		diff      string
+		instr     string
+		limit     int
+		wantParts int
+		wantFiles int
 	}{
-		{"empty", "", "", 1000, 0, 0, 0},
-		{"one small file", file("a", 100), "", 1000, 1, 1, 100},
-		{"two files share a part", file("a", 400) + file("b", 400), "", 1000, 1, 2, 800},
-		{"second file opens a part", file("a", 600) + file("b", 600), "", 1000, 2, 2, 1200},
-		{"instructions shrink the room", file("a", 500) + file("b", 400), strings.Repeat("i", 100), 1000, 2, 2, 900},
-		{"oversized file is cut into full parts", file("a", 3*room(1000, 0)) + file("b", 10), "", 1000, 4, 2, 3*room(1000, 0) + 10},
+		{"empty", "", "", 1000, 0, 0},
+		{"one small file", file("a", 5), "", 1000, 1, 1},
+		{"two files share a part", file("a", 10) + file("b", 10), "", 1000, 1, 2},
+		{"two files need two parts", file("a", 40) + file("b", 40), "", 1000, 2, 2},
+		{"a big file is cut at hunk and line boundaries", file("a", 200), "", 1000, 4, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			est, err := estimateReviewParts(tc.diff, tc.instr, tc.limit, checkLenCounter{})
+			est, err := estimateReviewParts(context.Background(), tc.diff, tc.instr, tc.limit, checkLenCounter{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			got := []int{est.Parts, est.Files, est.DiffTokens}
-			want := []int{tc.wantParts, tc.wantFiles, tc.wantDiffToks}
+			want := []int{tc.wantParts, tc.wantFiles, len(tc.diff)}
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("parts, files, tokens (-want +got):\n%s", diff)
 			}
+			if est.MaxPart > tc.limit {
+				t.Errorf("largest part %d > budget %d", est.MaxPart, tc.limit)
+			}
 		})
 	}
-	if _, err := estimateReviewParts("x", strings.Repeat("i", 990), 1000, checkLenCounter{}); err == nil {
+	if _, err := estimateReviewParts(context.Background(), file("a", 3), strings.Repeat("i", 990), 1000, checkLenCounter{}); err == nil {
 		t.Error("instructions filling the budget: want an error")
 	}
 }
