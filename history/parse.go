@@ -436,9 +436,14 @@ func classifyResponses(it *item, codex bool) error {
 	return nil
 }
 
+// codexSummaryPrefix opens the user message in which Codex hands the
+// summary of a compaction to the model (codex-rs SUMMARY_PREFIX).
+const codexSummaryPrefix = "Another language model started to solve this problem"
+
 // isCodexContext reports whether a Codex user message is context Codex
-// injects (AGENTS.md, environment, skills) rather than text the user typed:
-// every text part starts with a tag or the AGENTS.md header.
+// injects (AGENTS.md, environment, skills, a compaction summary) rather
+// than text the user typed: every text part starts with a tag, the
+// AGENTS.md header or the summary prefix.
 func isCodexContext(content json.RawMessage) bool {
 	var parts []struct {
 		Text string `json:"text"`
@@ -448,7 +453,7 @@ func isCodexContext(content json.RawMessage) bool {
 	}
 	for _, p := range parts {
 		t := strings.TrimSpace(p.Text)
-		if !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "# AGENTS.md instructions") {
+		if !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "# AGENTS.md instructions") && !strings.HasPrefix(t, codexSummaryPrefix) {
 			return false
 		}
 	}

@@ -357,8 +357,9 @@ func (s *state) noFit() error {
 			last += t
 		}
 	}
-	return fmt.Errorf("%w: pinned minimum is %d tokens (instructions, tools and reply overhead %d, system/developer messages %d, latest user turn %d, last %d turns kept whole %d) and the budget is %d; raise the budget or lower --keep-last",
-		ErrNoFit, s.pinnedTokens(), s.fixed, sys, user, s.o.KeepLast, last, s.limit)
+	pinned := s.pinnedTokens()
+	return fmt.Errorf("%w: pinned minimum is %d tokens (instructions, tools and reply overhead %d, system/developer messages %d, latest user turn %d, last %d turns kept whole %d, notice of dropped turns %d) and the budget is %d; raise the budget or lower --keep-last",
+		ErrNoFit, pinned, s.fixed, sys, user, s.o.KeepLast, last, pinned-s.fixed-sys-user-last, s.limit)
 }
 
 // edit replaces item i's bytes and recounts it.
