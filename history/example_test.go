@@ -69,7 +69,7 @@ func ExamplePrune() {
 	}
 	fmt.Println("latest question kept:", strings.Contains(out.String(), "Which endpoint should we cache first?"))
 	// Output:
-	// chat: 6 items, 7512 → 93 tokens (limit 1000)
+	// chat: 6 items, 11279 → 93 tokens (limit 1000)
 	// step mask: 1 edits
 	// valid request: true
 	// latest question kept: true
