@@ -54,7 +54,7 @@ func (c *bpeCounter) Count(text string) int {
 		text = string([]rune(text))
 	}
 	if len(text) >= parallelMin && runtime.GOMAXPROCS(0) > 1 {
-		return c.countParallel(text, runtime.GOMAXPROCS(0))
+		return c.countParallel(text, runtime.GOMAXPROCS(0), chunkSize)
 	}
 	return c.countSerial(text)
 }
@@ -116,13 +116,13 @@ func safeSplit(s string, from int) int {
 	return len(s)
 }
 
-// countParallel counts s in chunks cut by safeSplit on up to procs
-// goroutines.
-func (c *bpeCounter) countParallel(s string, procs int) int {
+// countParallel counts s in chunks of about chunk bytes, cut by safeSplit,
+// on up to procs goroutines.
+func (c *bpeCounter) countParallel(s string, procs, chunk int) int {
 	var bounds []int
 	for p := 0; p < len(s); {
 		bounds = append(bounds, p)
-		p = safeSplit(s, p+chunkSize)
+		p = safeSplit(s, p+max(chunk, 1))
 	}
 	bounds = append(bounds, len(s))
 	chunks := len(bounds) - 1
@@ -159,12 +159,23 @@ func (t *rankTable) mergeCount(piece string) int {
 	if len(piece) > heapMergeMin {
 		return t.mergeCountHeap(piece)
 	}
+	return t.mergeCountScan(piece)
+}
+
+// mergeCountScan is mergeCount by scanning all pairs for the lowest rank at
+// each step, as tiktoken does: quadratic, but fastest for short pieces.
+func (t *rankTable) mergeCountScan(piece string) int {
 	type part struct {
 		start int
 		rank  int
 	}
 	var buf [heapMergeMin + 1]part
-	parts := buf[:len(piece)+1]
+	var parts []part
+	if len(piece) < len(buf) {
+		parts = buf[:len(piece)+1]
+	} else {
+		parts = make([]part, len(piece)+1)
+	}
 	// rankOf is the rank of the token spanning parts[i] and parts[i+1],
 	// for the current parts, or MaxInt when that is not a token.
 	rankOf := func(i, skip int) int {

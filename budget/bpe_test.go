@@ -1,10 +1,23 @@
 package budget
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"flag"
 	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -194,4 +207,383 @@ func TestClassFastPaths(t *testing.T) {
 	}
 }
 
-var _ = fmt.Sprint
+
+// update rewrites golden files; for testdata/tokens/counts.golden the counts
+// come from the reference counter (tiktoken-go).
+var update = flag.Bool("update", false, "rewrite golden files from the reference")
+
+const (
+	tokensDir    = "testdata/tokens"
+	tokensGolden = "testdata/tokens/counts.golden"
+)
+
+// TestGoldenCounts checks the fast counter against counts recorded from the
+// reference (go test -run TestGoldenCounts -update rewrites them), and the
+// reference against the record, so an upgrade of tiktoken-go that changed
+// counts would show here.
+func TestGoldenCounts(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join(tokensDir, "*.txt"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no texts in %s: %v", tokensDir, err)
+	}
+	sort.Strings(names)
+	got := map[string]int{}
+	ref := map[string]int{}
+	for _, enc := range testEncodings {
+		fast, r := counters(t, enc)
+		for _, name := range names {
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := filepath.Base(name) + " " + enc
+			got[key] = fast.Count(string(data))
+			ref[key] = r.Count(string(data))
+		}
+	}
+	if *update {
+		var b strings.Builder
+		b.WriteString("# Token counts of testdata/tokens/*.txt, recorded from the reference counter\n")
+		b.WriteString("# (github.com/pkoukk/tiktoken-go EncodeOrdinary, offline ranks) by\n")
+		b.WriteString("# go test ./budget -run TestGoldenCounts -update\n")
+		keys := make([]string, 0, len(ref))
+		for k := range ref {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "%s %d\n", k, ref[k])
+		}
+		if err := os.WriteFile(tokensGolden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := readGolden(t, tokensGolden)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("fast counts (-golden +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, ref); diff != "" {
+		t.Errorf("reference counts (-golden +reference):\n%s", diff)
+	}
+}
+
+func readGolden(t *testing.T, path string) map[string]int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to record it)", err)
+	}
+	defer f.Close()
+	want := map[string]int{}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		l := sc.Text()
+		if l == "" || strings.HasPrefix(l, "#") {
+			continue
+		}
+		fields := strings.Fields(l)
+		if len(fields) != 3 {
+			t.Fatalf("%s:%d: want \"file encoding count\", got %q", path, line, l)
+		}
+		n, err := strconv.Atoi(fields[2])
+		if err != nil {
+			t.Fatalf("%s:%d: %v", path, line, err)
+		}
+		want[fields[0]+" "+fields[1]] = n
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// corpusFile is one text of a corpus.
+type corpusFile struct {
+	path string
+	text string
+}
+
+// goSourceSample returns about maxBytes of files from $GOROOT/src: every
+// file of at most maxFile bytes, thinned to an evenly spaced sample.
+func goSourceSample(tb testing.TB, maxBytes, maxFile int) []corpusFile {
+	tb.Helper()
+	root := filepath.Join(runtime.GOROOT(), "src")
+	var all []string
+	var total int64
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() <= int64(maxFile) {
+			all = append(all, path)
+			total += info.Size()
+		}
+		return nil
+	})
+	if err != nil || len(all) == 0 {
+		tb.Skipf("no Go sources under %s: %v", root, err)
+	}
+	sort.Strings(all)
+	step := max(1, int(total/int64(maxBytes)))
+	var out []corpusFile
+	for i := 0; i < len(all); i += step {
+		data, err := os.ReadFile(all[i])
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, corpusFile{all[i], string(data)})
+	}
+	return out
+}
+
+// checkCorpus compares the fast counter, serially and cut at every safe
+// boundary, with the reference over files, on all CPUs. It returns the
+// number of bytes checked.
+func checkCorpus(t *testing.T, enc string, files []corpusFile) int64 {
+	fast, ref := counters(t, enc)
+	var (
+		mu      sync.Mutex
+		bytes   int64
+		bad     int
+		next    = make(chan corpusFile)
+		wg      sync.WaitGroup
+		workers = runtime.GOMAXPROCS(0)
+	)
+	for range workers {
+		wg.Go(func() {
+			for f := range next {
+				want := ref.Count(f.text)
+				got := fast.countSerial(validUTF8(f.text))
+				cut := fast.countParallel(validUTF8(f.text), 2, 1)
+				mu.Lock()
+				bytes += int64(len(f.text))
+				if got != want || cut != want {
+					bad++
+					if bad <= 10 {
+						t.Errorf("%s %s: Count = %d, cut at every safe boundary = %d, reference = %d%s",
+							enc, f.path, got, cut, want, firstPieceDiff(t, enc, f.text))
+					}
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	for _, f := range files {
+		next <- f
+	}
+	close(next)
+	wg.Wait()
+	if bad > 0 {
+		t.Errorf("%s: %d of %d files differ", enc, bad, len(files))
+	}
+	return bytes
+}
+
+func validUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return string([]rune(s))
+}
+
+// firstPieceDiff describes where the fast pieces first differ from
+// regexp2's, if they do.
+func firstPieceDiff(t *testing.T, enc, s string) string {
+	s = validUTF8(s)
+	want, got := refPieces(t, enc, s), fastPieces(enc, s)
+	for i := range min(len(want), len(got)) {
+		if want[i] != got[i] {
+			return fmt.Sprintf("\nfirst differing piece #%d: reference %q, fast %q", i, want[i], got[i])
+		}
+	}
+	if len(want) != len(got) {
+		return fmt.Sprintf("\npieces: reference %d, fast %d", len(want), len(got))
+	}
+	return "\n(same pieces: the byte-pair merge differs)"
+}
+
+// TestCorpusSampleMatchesReference checks a ~1 MB sample of the Go standard
+// library sources (scripts/check-tokenizer-corpus.sh runs all of it).
+func TestCorpusSampleMatchesReference(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus sample skipped in -short mode")
+	}
+	files := goSourceSample(t, 1<<20, 64<<10)
+	for _, enc := range testEncodings {
+		n := checkCorpus(t, enc, files)
+		t.Logf("%s: %d files, %d bytes equal", enc, len(files), n)
+	}
+}
+
+// TestCorpusFull checks every file under the directories listed in
+// $BUDGET_CORPUS (separated by the OS path-list separator); files ending in
+// .gz are decompressed when they can be. It is run by
+// scripts/check-tokenizer-corpus.sh.
+func TestCorpusFull(t *testing.T) {
+	dirs := os.Getenv("BUDGET_CORPUS")
+	if dirs == "" {
+		t.Skip("set BUDGET_CORPUS to directories to check (scripts/check-tokenizer-corpus.sh)")
+	}
+	maxFile := int64(8 << 20)
+	if v := os.Getenv("BUDGET_CORPUS_MAX_FILE"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxFile = n
+	}
+	var files []corpusFile
+	var skipped []string
+	for _, dir := range filepath.SplitList(dirs) {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			if info.Size() > maxFile {
+				skipped = append(skipped, fmt.Sprintf("%s (%d bytes)", path, info.Size()))
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if strings.HasSuffix(path, ".gz") {
+				if zr, err := gzip.NewReader(bytes.NewReader(data)); err == nil {
+					if plain, err := io.ReadAll(io.LimitReader(zr, maxFile)); err == nil {
+						data = plain
+					}
+				}
+			}
+			files = append(files, corpusFile{path, string(data)})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range skipped {
+		t.Logf("skipped, larger than BUDGET_CORPUS_MAX_FILE: %s", s)
+	}
+	encs := testEncodings
+	if e := os.Getenv("BUDGET_CORPUS_ENCODINGS"); e != "" {
+		encs = strings.Split(e, ",")
+	}
+	for _, enc := range encs {
+		start := time.Now()
+		n := checkCorpus(t, enc, files)
+		t.Logf("%s: %d files, %d bytes compared in %v", enc, len(files), n, time.Since(start).Round(time.Millisecond))
+	}
+}
+
+// TestSafeSplit checks the proof of safeSplit against the reference: cutting
+// a text at any safe boundary never changes its count.
+func TestSafeSplit(t *testing.T) {
+	texts := append([]string{}, seedTexts...)
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "Z", "'", "s", "1", " ", "  ", "\t", "\n", "\r\n", "\n\n", "/", "//", ".", "中", "\u0301", "\u00a0", "🙂", "ʰ", "\xff"}
+	for range 200 {
+		var b strings.Builder
+		for range rng.IntN(60) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	for _, enc := range testEncodings {
+		fast, ref := counters(t, enc)
+		for _, s := range texts {
+			want := ref.Count(s)
+			v := validUTF8(s)
+			for p := safeSplit(v, 1); p < len(v); p = safeSplit(v, p+1) {
+				if got := ref.Count(v[:p]) + ref.Count(v[p:]); got != want {
+					t.Errorf("%s: cutting %q at %d gives %d tokens, want %d", enc, v, p, got, want)
+				}
+			}
+			if got := fast.countParallel(v, 3, 1); got != want {
+				t.Errorf("%s: countParallel(%q) = %d, want %d", enc, v, got, want)
+			}
+		}
+	}
+}
+
+// TestMergeHeapMatchesScan checks the heap merge of long pieces against the
+// quadratic scan that mirrors tiktoken.
+func TestMergeHeapMatchesScan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabets := []string{"ab", "abc ", "the quick brown fox", "\t ", "0123456789", "中文字", "\x00\xff\x80"}
+	for _, enc := range testEncodings {
+		tab, err := tables[enc]()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range 300 {
+			a := alphabets[i%len(alphabets)]
+			var b strings.Builder
+			for range 1 + rng.IntN(400) {
+				b.WriteByte(a[rng.IntN(len(a))])
+			}
+			s := b.String()
+			if got, want := tab.mergeCountHeap(s), tab.mergeCountScan(s); got != want {
+				t.Errorf("%s: mergeCountHeap(%q) = %d, mergeCountScan = %d", enc, s, got, want)
+			}
+		}
+	}
+}
+
+// TestParallelCount checks that a long text counted in parallel (the
+// default for texts of parallelMin bytes or more) matches the serial count.
+func TestParallelCount(t *testing.T) {
+	files := goSourceSample(t, 600<<10, 64<<10)
+	var b strings.Builder
+	for _, f := range files {
+		b.WriteString(f.text)
+	}
+	s := validUTF8(b.String())
+	if len(s) < parallelMin {
+		t.Fatalf("sample of %d bytes is below parallelMin", len(s))
+	}
+	for _, enc := range testEncodings {
+		fast, _ := counters(t, enc)
+		want := fast.countSerial(s)
+		for _, procs := range []int{2, 3, 8} {
+			if got := fast.countParallel(s, procs, chunkSize); got != want {
+				t.Errorf("%s: countParallel(procs=%d) = %d, serial = %d", enc, procs, got, want)
+			}
+		}
+	}
+}
+
+func TestNewEncodingCounterUnknown(t *testing.T) {
+	_, err := NewEncodingCounter("p50k_base")
+	if err == nil || !strings.Contains(err.Error(), "o200k_base") {
+		t.Fatalf("NewEncodingCounter(p50k_base) error = %v, want one listing the known encodings", err)
+	}
+}
+
+func TestParseRankTableErrors(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty", "", "no ranks"},
+		{"no space", "IQ==0\n", "bad base64"},
+		{"rank order", "IQ== 1\n", "rank 1, want 0"},
+		{"bad base64", "I*== 0\n", "bad base64"},
+		{"missing bytes", "IQ== 0\nIg== 1\n", "has no rank"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, procs := range []int{1, 2} {
+				_, err := parseRankTable([]byte(tc.in), procs)
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("parseRankTable(%q, %d) error = %v, want it to contain %q", tc.in, procs, err, tc.want)
+				}
+			}
+		})
+	}
+}
