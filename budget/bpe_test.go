@@ -207,7 +207,6 @@ func TestClassFastPaths(t *testing.T) {
 	}
 }
 
-
 // update rewrites golden files; for testdata/tokens/counts.golden the counts
 // come from the reference counter (tiktoken-go).
 var update = flag.Bool("update", false, "rewrite golden files from the reference")
