@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -60,6 +61,13 @@ type budgetFlags struct {
 	fromError string
 }
 
+// registerCounting adds only -model and -encoding, for commands that count
+// without a budget.
+func (b *budgetFlags) registerCounting(fs *flag.FlagSet) {
+	fs.StringVar(&b.model, "model", "", "model `M` whose tokenizer to count with (see ctxtrim models)")
+	fs.StringVar(&b.encoding, "encoding", "", "count exactly with tiktoken encoding `E` (o200k_base, cl100k_base)")
+}
+
 // register adds the budget flags to fs.
 func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.model, "model", "", "model `M` whose window and tokenizer to use (see ctxtrim models)")
@@ -75,7 +83,10 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 // for commands that show them.
 type budgetPlan struct {
 	counter budget.Counter
-	model   budget.Model // zero when no model was named
+	exact   budget.Counter // the unscaled encoding counter
+	factor  float64        // counter = exact × factor (1 when exact)
+	encName string         // the encoding of exact
+	model   budget.Model   // zero when no model was named
 	limits  budget.Limits
 	limit   int    // the input token limit
 	note    string // "estimate: …", empty when the count is exact
@@ -162,16 +173,17 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		if err != nil {
 			return nil, fmt.Errorf("-encoding: %w", err)
 		}
-		p.counter = c
+		p.counter, p.exact, p.factor, p.encName = c, c, 1, b.encoding
 		if known && p.model.Estimate {
 			notes = append(notes, fmt.Sprintf("exact %s count as asked; %s's own tokenizer differs", b.encoding, p.model.Name))
 		}
 	case known:
-		c, err := p.model.Counter()
+		c, err := budget.NewEncodingCounter(p.model.Encoding)
 		if err != nil {
 			return nil, err
 		}
-		p.counter = c
+		p.exact, p.factor, p.encName = c, p.model.Factor, p.model.Encoding
+		p.counter = budget.Scaled(c, p.factor)
 		if p.model.Estimate {
 			notes = append(notes, fmt.Sprintf("estimate: %s counts are %s × %.2f", p.model.Family, p.model.Encoding, p.model.Factor))
 		}
@@ -180,7 +192,7 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		if err != nil {
 			return nil, err
 		}
-		p.counter = c
+		p.counter, p.exact, p.factor, p.encName = c, c, 1, budget.O200kBase
 	}
 	if !needLimit {
 		p.note = strings.Join(notes, "; ")
@@ -253,4 +265,23 @@ func noMarginIfZero(n int) int {
 		return budget.NoMargin
 	}
 	return n
+}
+
+// parseFlags parses args on fs. Errors are reported once, as
+// "ctxtrim: <err>" plus a pointer to -h; -h prints usage, help and the
+// flag defaults to stderr. ok is false when the caller should return code.
+func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (code int, ok bool) {
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprintln(e.stderr, "usage: "+usage)
+		fmt.Fprintln(e.stderr, help)
+		fs.SetOutput(e.stderr)
+		fs.PrintDefaults()
+		return exitOK, false
+	case err != nil:
+		return e.fail(exitUsage, fmt.Errorf("%s: %w (see ctxtrim %s -h)", fs.Name(), err, fs.Name())), false
+	}
+	return 0, true
 }

@@ -1,0 +1,309 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"unicode/utf8"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+func init() {
+	commands["count"] = command{summary: "count tokens per file and in total, like wc", run: runCount}
+}
+
+// Streaming limits of count. Memory stays below maxPending + one read.
+const (
+	countChunk   = 1 << 20  // count in pieces of about 1 MiB
+	maxPending   = 64 << 20 // a piece with no safe split point is split anyway at 64 MiB
+	binarySniff  = 8000     // like git: a NUL in the first 8000 bytes means binary
+	readBufBytes = 256 << 10
+)
+
+// countResult is one row of count's output.
+type countResult struct {
+	Name    string `json:"name"`
+	Tokens  int    `json:"tokens"`
+	Bytes   int64  `json:"bytes"`
+	Error   string `json:"error,omitempty"`
+	Approx  bool   `json:"approx,omitempty"` // a >64 MiB run without a safe split point was split
+	errCode int
+}
+
+func runCount(e *env, args []string) int {
+	fs := flag.NewFlagSet("count", flag.ContinueOnError)
+	var bf budgetFlags
+	bf.registerCounting(fs)
+	asJSON := fs.Bool("json", false, "print JSON: per-file counts, total, encoding, estimate")
+	chat := fs.Bool("chat", false, "each input is an OpenAI Chat Completions request body (JSON): count the whole request, message framing and tool definitions included")
+	if code, ok := parseFlags(e, fs, args, "ctxtrim count [-model M | -encoding E] [-json] [-chat] [FILE...]",
+		"Counts tokens per file and in total, like wc; reads stdin when no FILE is given or FILE is -."); !ok {
+		return code
+	}
+	p, err := bf.plan(".", false)
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+
+	names := fs.Args()
+	if len(names) == 0 {
+		names = []string{"-"}
+	}
+	var results []countResult
+	total := 0
+	var totalBytes int64
+	code := exitOK
+	for _, name := range names {
+		r := countOne(e, p, name, *chat)
+		if r.Error != "" {
+			fmt.Fprintf(e.stderr, "ctxtrim: %s: %s\n", displayName(name), r.Error)
+			code = worseExit(code, r.errCode)
+		} else {
+			total += r.Tokens
+			totalBytes += r.Bytes
+			if r.Approx {
+				fmt.Fprintf(e.stderr, "ctxtrim: %s: a run of over %d MiB without a line break was split; its count may be off by a few tokens\n", displayName(name), maxPending>>20)
+			}
+		}
+		results = append(results, r)
+	}
+
+	if *asJSON {
+		out := struct {
+			Encoding string        `json:"encoding"`
+			Model    string        `json:"model,omitempty"`
+			Factor   float64       `json:"factor"`
+			Estimate bool          `json:"estimate"`
+			Note     string        `json:"note,omitempty"`
+			Files    []countResult `json:"files"`
+			Total    int           `json:"total"`
+			Bytes    int64         `json:"bytes"`
+		}{p.encName, p.model.Name, p.factor, p.factor != 1, p.note, results, total, totalBytes}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return e.fail(exitError, err)
+		}
+		return code
+	}
+	if p.note != "" {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", p.note)
+	}
+	var buf bytes.Buffer
+	for _, r := range results {
+		if r.Error != "" {
+			continue
+		}
+		if r.Name == "-" && len(names) == 1 {
+			fmt.Fprintf(&buf, "%d\n", r.Tokens)
+		} else {
+			fmt.Fprintf(&buf, "%8d %s\n", r.Tokens, displayName(r.Name))
+		}
+	}
+	if len(names) > 1 {
+		fmt.Fprintf(&buf, "%8d total\n", total)
+	}
+	if _, err := e.stdout.Write(buf.Bytes()); err != nil {
+		return e.fail(exitError, err)
+	}
+	return code
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "(stdin)"
+	}
+	return name
+}
+
+// worseExit keeps the more serious of two exit codes: runtime errors beat
+// bad input, which beats success.
+func worseExit(a, b int) int {
+	rank := func(c int) int {
+		switch c {
+		case exitOK:
+			return 0
+		case exitBadInput:
+			return 1
+		}
+		return 2
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// countOne counts one file ("-" for stdin). Problems with the file are
+// reported in the result, not returned: one bad file does not stop the run.
+func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
+	r := countResult{Name: name}
+	var in io.Reader
+	if name == "-" {
+		in = e.stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			r.Error, r.errCode = err.Error(), exitError
+			if errors.Is(err, os.ErrNotExist) {
+				r.Error = "no such file"
+			}
+			return r
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			r.Error, r.errCode = "is a directory", exitBadInput
+			return r
+		}
+		in = f
+	}
+	if chat {
+		data, err := io.ReadAll(in)
+		if err != nil {
+			r.Error, r.errCode = err.Error(), exitError
+			return r
+		}
+		msgs, tools, err := budget.ParseChatRequest(data)
+		if err != nil {
+			r.Error, r.errCode = err.Error(), exitBadInput
+			return r
+		}
+		r.Bytes = int64(len(data))
+		r.Tokens = budget.OverheadFor(p.encName).Count(p.counter, msgs, tools)
+		return r
+	}
+	n, size, approx, err := countStream(p.exact, in)
+	r.Bytes, r.Approx = size, approx
+	if err != nil {
+		var bad *badInputError
+		if errors.As(err, &bad) {
+			r.Error, r.errCode = err.Error(), exitBadInput
+		} else {
+			r.Error, r.errCode = err.Error(), exitError
+		}
+		return r
+	}
+	r.Tokens = scale(n, p.factor)
+	return r
+}
+
+// scale applies a family factor to an exact total, rounding up, the same
+// way budget.Scaled does.
+func scale(n int, factor float64) int {
+	if factor <= 1 {
+		return n
+	}
+	return int(math.Ceil(float64(n)*factor - 1e-9))
+}
+
+// badInputError is input that cannot be counted: binary or not UTF-8.
+type badInputError struct{ msg string }
+
+func (b *badInputError) Error() string { return b.msg }
+
+// countStream counts r exactly in bounded memory: it reads pieces of about
+// countChunk bytes and counts each up to a split point where the tokenizer
+// itself splits (see safeSplit), so the sum equals the count of the whole.
+// It rejects binary input (a NUL byte in the first 8000 bytes) and invalid
+// UTF-8.
+func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx bool, err error) {
+	buf := make([]byte, 0, 2*countChunk)
+	read := make([]byte, readBufBytes)
+	var offset int64 // bytes before buf
+	sniffed := false
+	for eof := false; !eof; {
+		n, rerr := r.Read(read)
+		buf = append(buf, read[:n]...)
+		size += int64(n)
+		if rerr == io.EOF {
+			eof = true
+		} else if rerr != nil {
+			return 0, size, approx, rerr
+		}
+		if !sniffed && (len(buf) >= binarySniff || eof) {
+			sniffed = true
+			if i := bytes.IndexByte(buf[:min(len(buf), binarySniff)], 0); i >= 0 {
+				return 0, size, approx, &badInputError{fmt.Sprintf("binary input (NUL byte at offset %d), not counted", offset+int64(i))}
+			}
+		}
+		if !eof && len(buf) < countChunk {
+			continue
+		}
+		cut := len(buf)
+		if !eof {
+			cut = safeSplit(buf)
+			if cut == 0 {
+				if len(buf) < maxPending {
+					continue // keep reading until a safe point or the cap
+				}
+				cut = lastRuneStart(buf)
+				approx = true
+			}
+		}
+		piece := buf[:cut]
+		if !utf8.Valid(piece) {
+			i := invalidAt(piece)
+			return 0, size, approx, &badInputError{fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", offset+int64(i))}
+		}
+		tokens += c.Count(string(piece))
+		offset += int64(cut)
+		buf = append(buf[:0], buf[cut:]...)
+	}
+	return tokens, size, approx, nil
+}
+
+// safeSplit returns the last index i > 0 of b where both the o200k_base and
+// the cl100k_base split patterns start a new piece, or 0 if there is none:
+// just after a "\n" and before a character that is neither whitespace nor
+// "/". Why it is safe: no alternative of either pattern matches "\n"
+// followed by such a character inside one piece (letters and numbers may be
+// preceded only by a non-newline character, punctuation runs may be
+// followed only by newlines and "/", whitespace runs contain only
+// whitespace), and the piece before ends with the newline run whether or not
+// the text continues (its lookahead only looks at whitespace). So counting
+// b[:i] and b[i:] separately gives the count of b. The byte checked is
+// ASCII, so i is also a rune boundary.
+func safeSplit(b []byte) int {
+	for i := len(b) - 1; i > 0; i-- {
+		if b[i-1] != '\n' {
+			continue
+		}
+		switch c := b[i]; {
+		case c == '/' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
+			continue
+		case c < utf8.RuneSelf:
+			return i
+		}
+	}
+	return 0
+}
+
+// lastRuneStart returns the start of the last rune in b (for a forced split).
+func lastRuneStart(b []byte) int {
+	i := len(b) - 1
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	if i <= 0 {
+		return len(b)
+	}
+	return i
+}
+
+// invalidAt returns the offset of the first invalid UTF-8 byte in b.
+func invalidAt(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}

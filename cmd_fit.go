@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"unicode/utf8"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+func init() {
+	commands["fit"] = command{summary: "trim text from stdin to the budget, keeping head and tail", run: runFit}
+}
+
+// maxFitInput bounds what fit reads: it must hold the whole text to keep
+// its tail. 1 GiB of text is ~250M tokens, far above any window.
+const maxFitInput = 1 << 30
+
+func runFit(e *env, args []string) int {
+	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
+	var bf budgetFlags
+	bf.register(fs)
+	keep := fs.String("keep", "both", "which ends to keep: both (drop the middle), head, or tail")
+	quiet := fs.Bool("q", false, "do not report the cut on stderr")
+	help := "Trims text from stdin to the input budget at line boundaries, keeping head and tail,\n" +
+		"with a marker line saying how much was dropped.\n" +
+		fmt.Sprintf("Exit status: 0 unchanged, %d trimmed, %d usage, %d bad input, %d budget smaller than the marker, %d error.", exitTrimmed, exitUsage, exitBadInput, exitNoFit, exitError)
+	if code, ok := parseFlags(e, fs, args, "ctxtrim fit (-model M | -budget N | -window N -encoding E) [-reserve N] [-from-error TEXT|@FILE] [-keep both|head|tail] < text", help); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return e.fail(exitUsage, fmt.Errorf("fit reads stdin and takes no arguments, got %q", fs.Arg(0)))
+	}
+	var opts budget.FitOptions
+	switch *keep {
+	case "both":
+		opts.Keep = budget.KeepBoth
+	case "head":
+		opts.Keep = budget.KeepHead
+	case "tail":
+		opts.Keep = budget.KeepTail
+	default:
+		return e.fail(exitUsage, fmt.Errorf("-keep %q: want both, head or tail", *keep))
+	}
+	c, limit, note, err := bf.resolve(".")
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+
+	data, err := io.ReadAll(io.LimitReader(e.stdin, maxFitInput+1))
+	if err != nil {
+		return e.fail(exitError, fmt.Errorf("read stdin: %w", err))
+	}
+	switch {
+	case len(data) > maxFitInput:
+		return e.fail(exitBadInput, fmt.Errorf("stdin is larger than %d MiB; fit holds its input in memory", maxFitInput>>20))
+	case len(data) == 0:
+		return e.fail(exitBadInput, errors.New("empty input: nothing to fit (fit reads stdin)"))
+	}
+	if i := bytes.IndexByte(data[:min(len(data), binarySniff)], 0); i >= 0 {
+		return e.fail(exitBadInput, fmt.Errorf("stdin looks binary (NUL byte at offset %d)", i))
+	}
+	if !utf8.Valid(data) {
+		return e.fail(exitBadInput, fmt.Errorf("stdin is not valid UTF-8 (first bad byte at offset %d)", invalidAt(data)))
+	}
+
+	r, err := budget.Fit(string(data), c, limit, &opts)
+	if errors.Is(err, budget.ErrBudgetTooSmall) {
+		return e.fail(exitNoFit, err)
+	}
+	if err != nil {
+		return e.fail(exitError, err)
+	}
+	if _, err := io.WriteString(e.stdout, r.Text); err != nil {
+		return e.fail(exitError, err)
+	}
+	if !r.Cut {
+		return exitOK
+	}
+	if !*quiet {
+		msg := fmt.Sprintf("ctxtrim: trimmed %d → %d tokens to fit %d (dropped %d lines, %d tokens)", r.InputTokens, r.Tokens, limit, r.DroppedLines, r.DroppedTokens)
+		if note != "" {
+			msg += "; " + note
+		}
+		fmt.Fprintln(e.stderr, msg)
+	}
+	return exitTrimmed
+}
