@@ -46,14 +46,23 @@ func runHistory(e *env, args []string) int {
 	dryRun := fs.Bool("dry-run", false, "report what would be removed on stderr; write nothing to stdout")
 	explain := fs.Bool("explain", false, "report tokens before and after each step on stderr")
 	verbose := fs.Bool("v", false, "log progress on stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	// Flags may come after the FILE too: parse, take one argument, repeat.
+	var files []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return exitOK
+			}
+			return exitUsage
 		}
-		return exitUsage
+		if fs.NArg() == 0 {
+			break
+		}
+		files = append(files, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if fs.NArg() > 1 {
-		return e.fail(exitUsage, fmt.Errorf("history takes at most one FILE, got %d", fs.NArg()))
+	if len(files) > 1 {
+		return e.fail(exitUsage, fmt.Errorf("history takes at most one FILE, got %d", len(files)))
 	}
 	f, err := history.ParseFormatName(*format)
 	if err != nil {
@@ -73,7 +82,8 @@ func runHistory(e *env, args []string) int {
 	}
 
 	in := e.stdin
-	if name := fs.Arg(0); name != "" && name != "-" {
+	if len(files) == 1 && files[0] != "-" {
+		name := files[0]
 		file, err := os.Open(name)
 		if err != nil {
 			return e.fail(exitError, err)

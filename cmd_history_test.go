@@ -33,6 +33,7 @@ func TestHistoryCommand(t *testing.T) {
 		{"forced wrong format", []string{"-encoding", "o200k_base", "-budget", "1000", "-format", "responses"}, tau, exitBadInput, "", "does not fit"},
 		{"negative", []string{"-encoding", "o200k_base", "-budget", "1000", "-max-item", "-1"}, tau, exitUsage, "", "must not be negative"},
 		{"file argument", []string{"-encoding", "o200k_base", "-budget", "100000", "history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json"}, nil, exitOK, "input", ""},
+		{"flags after the file", []string{"history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json", "-encoding", "o200k_base", "-budget", "6000"}, nil, exitTrimmed, "json", ""},
 		{"two files", []string{"-encoding", "o200k_base", "-budget", "100000", "a", "b"}, nil, exitUsage, "", "at most one FILE"},
 	}
 	for _, tc := range tests {
