@@ -174,24 +174,18 @@ func (r *checkReport) Over() int {
 	return n
 }
 
-// findRepoRoot walks up from dir to the first directory holding .git (a
-// directory, or a file in a linked worktree), as Codex does. Without one, dir
-// itself is the root.
+// findRepoRoot returns the root of the repository holding dir (see
+// repoRoot: the nearest ancestor with a .git entry, as Codex looks for it),
+// or dir itself, made absolute, outside a repository.
 func findRepoRoot(dir string) (string, error) {
+	if root, ok := repoRoot(dir); ok {
+		return root, nil
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", dir, err)
 	}
-	for d := abs; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return d, nil
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs, nil
-		}
-		d = parent
-	}
+	return abs, nil
 }
 
 // promptFiles lists the repository's files (slash paths relative to root),

@@ -207,6 +207,10 @@ func filterResults(rs []checkResult, root, dir string, names []string) []checkRe
 }
 
 func writeCheckTable(w io.Writer, rep *checkReport) error {
+	if len(rep.Results) == 0 {
+		_, err := fmt.Fprintln(w, "no prompt files found")
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tFILE\tTOKENS\tBYTES\tCHARS\tLIMIT")
 	for _, r := range rep.Results {
@@ -221,10 +225,6 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 				return err
 			}
 		}
-	}
-	if len(rep.Results) == 0 {
-		_, err := fmt.Fprintln(w, "no prompt files found")
-		return err
 	}
 	return nil
 }
