@@ -9,7 +9,7 @@ import (
 )
 
 func addSeeds(f *testing.F) {
-	for _, p := range []string{"testdata/anthropic-tools.json", "testdata/responses-tools.json", "testdata/transcripts/codex-0.135-redacted.jsonl"} {
+	for _, p := range []string{"testdata/transcripts/codex-0.135-redacted.jsonl"} {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -17,10 +17,11 @@ func addSeeds(f *testing.F) {
 		f.Add(b, 500)
 	}
 	for seed := uint64(0); seed < 4; seed++ {
-		g := &gen{r: rand.New(rand.NewPCG(seed, 9))}
-		f.Add(g.chat(), 800)
-		f.Add(g.anthropic(), 600)
-		f.Add(g.codex(), 1500)
+		g := &gen{r: rand.New(rand.NewPCG(seed, 9)), small: true}
+		f.Add(g.chat(), 150)
+		f.Add(g.anthropic(), 120)
+		f.Add(g.responses(), 100)
+		f.Add(g.codex(), 200)
 	}
 	f.Add([]byte(`[{"role":"tool","tool_call_id":"x","content":"orphan"}]`), 10)
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"tool_result"}]}]}`), 10)

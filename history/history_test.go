@@ -109,6 +109,7 @@ func TestDetectSnippets(t *testing.T) {
 		{"anthropic by system", `{"system":"s","messages":[{"role":"user","content":"hi"}]}`, FormatAnthropic, 1},
 		{"responses string input", `{"model":"m","input":"hello"}`, FormatResponses, 0},
 		{"chat body", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"u"}]}`, FormatChat, 2},
+		{"legacy function call", `[{"role":"user","content":"u"},{"role":"assistant","content":null,"function_call":{"name":"f","arguments":"{}"}},{"role":"function","name":"f","content":"r"}]`, FormatChat, 3},
 		{"rollout", `{"type":"session_meta","payload":{}}` + "\n" + `{"type":"response_item","payload":{"type":"message","role":"user","content":[]}}`, FormatCodex, 1},
 	}
 	for _, tc := range tests {

@@ -300,13 +300,20 @@ func (c *Conversation) classify(it *item) error {
 	}
 }
 
+// legacyFunctionID pairs a legacy "function_call" with the "function"
+// message after it, which carry no ids.
+const legacyFunctionID = "\x00function_call"
+
 func classifyChat(it *item) error {
 	var m struct {
 		Role        string          `json:"role"`
 		Content     json.RawMessage `json:"content"`
 		ToolCallID  *string         `json:"tool_call_id"`
 		ToolCallIDs []string        `json:"tool_call_ids"` // SWE-agent
-		ToolCalls   []struct {
+		FuncCall    *struct {
+			Name string `json:"name"`
+		} `json:"function_call"` // legacy functions API
+		ToolCalls []struct {
 			ID       string `json:"id"`
 			Function struct {
 				Name      string `json:"name"`
@@ -331,6 +338,9 @@ func classifyChat(it *item) error {
 	case "user":
 		it.user = true
 	case "assistant":
+		if m.FuncCall != nil {
+			it.calls = append(it.calls, call{legacyFunctionID, m.FuncCall.Name, ""})
+		}
 		for _, tc := range m.ToolCalls {
 			name, args := tc.Function.Name, tc.Function.Arguments
 			if name == "" {
@@ -338,6 +348,8 @@ func classifyChat(it *item) error {
 			}
 			it.calls = append(it.calls, call{tc.ID, name, args})
 		}
+	case "function":
+		it.res = append(it.res, result{legacyFunctionID, -1})
 	case "tool":
 		if m.ToolCallID != nil {
 			it.res = append(it.res, result{*m.ToolCallID, -1})

@@ -13,13 +13,17 @@ import (
 
 // gen builds random but valid conversations in every format.
 type gen struct {
-	r  *rand.Rand
-	id int
+	r     *rand.Rand
+	id    int
+	small bool // short texts, for fuzz seeds
 }
 
 var words = strings.Fields("the ring buffer keeps last lines of output func return error nil test fails because index wraps around len cap slice append go vet ok FAIL panic")
 
 func (g *gen) text(maxWords int) string {
+	if g.small {
+		maxWords = min(maxWords, 8)
+	}
 	n := 1 + g.r.IntN(maxWords)
 	var b strings.Builder
 	for i := 0; i < n; i++ {
@@ -82,6 +86,10 @@ func (g *gen) chat() []byte {
 			}})
 		} else {
 			msgs = append(msgs, map[string]any{"role": "user", "content": g.text(300)})
+		}
+		if g.r.IntN(6) == 0 { // the legacy functions API: no ids
+			msgs = append(msgs, map[string]any{"role": "assistant", "content": nil, "function_call": map[string]any{"name": "run", "arguments": `{"cmd":"ls"}`}},
+				map[string]any{"role": "function", "name": "run", "content": g.output(outs)})
 		}
 		for s := g.r.IntN(4); s > 0; s-- {
 			k := 1 + g.r.IntN(2)

@@ -29,7 +29,7 @@ func validate(c *Conversation) error {
 func validateChat(items []item) error {
 	pending := map[string]bool{}
 	for i, it := range items {
-		if it.role == "tool" {
+		if it.role == "tool" || it.role == "function" {
 			if len(it.res) == 0 {
 				return fmt.Errorf("message %d: tool message without tool_call_id", i)
 			}
