@@ -1,0 +1,179 @@
+package split
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// FuzzSplit: on arbitrary bytes read as text and as a diff, Split never
+// panics, every part fits, and the parts hold the input exactly once.
+func FuzzSplit(f *testing.F) {
+	f.Add("hello\n\nworld\n", uint16(60))
+	f.Add("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b\n+c\n d\n", uint16(40))
+	f.Add("--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n\\ No newline at end of file\n", uint16(45))
+	f.Add("@@ -1,2 +1 @@\n garbage\n+++ \n--- \n@@", uint16(50))
+	f.Add(strings.Repeat("x", 3000), uint16(70))
+	f.Add("diff --git a/x b/x\n@@ -0,0 +1,40 @@\n"+strings.Repeat("+line of text here\n", 40), uint16(80))
+	c := counter(f)
+	f.Fuzz(func(t *testing.T, text string, budget uint16) {
+		for _, in := range []Input{textInput(text), diffInput(text)} {
+			opts := &Options{Budget: 40 + int(budget%2000), Definitions: noDefinitions}
+			res, err := Split(context.Background(), in, c, opts)
+			if err != nil {
+				if errorsIsNoFit(err) {
+					continue // a budget too small for some header is reported, not a bug
+				}
+				t.Fatalf("%s: Split: %v", in.Kind, err)
+			}
+			if err := Verify(in, res, c, opts); err != nil {
+				t.Fatalf("%s: %v", in.Kind, err)
+			}
+		}
+	})
+}
+
+func errorsIsNoFit(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ErrNoFit.Error())
+}
+
+// goldenDiff is a small synthetic change: two directories, a source with
+// its test, an added file, a deleted file and one big hunk.
+func goldenDiff(t testing.TB) string {
+	r := rand.New(rand.NewPCG(2026, 11))
+	return unifiedDiff(t, genChange(r, 9))
+}
+
+// TestGolden: the manifest and the plain parts of a synthetic diff, split
+// at a budget that needs hunk cuts, are what testdata/golden.* hold.
+func TestGolden(t *testing.T) {
+	in := diffInput(goldenDiff(t))
+	res := mustSplit(t, in, &Options{Budget: 700, Instructions: "Review this diff.", Reduce: true})
+	var parts strings.Builder
+	for _, p := range append(res.Parts, *res.Reduce) {
+		fmt.Fprintf(&parts, "=== part %d (%d tokens) ===\n%s\n", p.Index, p.Tokens, p.Text)
+	}
+	manifest, err := marshalIndent(res.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]string{"golden.parts.txt": parts.String(), "golden.manifest.json": manifest, "golden.diff": in.Sources[0].Text} {
+		path := filepath.Join("testdata", name)
+		if *update {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run go test -update)", err)
+		}
+		if diff := cmp.Diff(string(want), got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// TestStable: adding a line to one file of a file set moves few files to
+// another part.
+func TestStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	change := genChange(r, 80)
+	in := filesInput(change)
+	opts := &Options{Budget: 3000, Definitions: noDefinitions}
+	where := func(in Input) map[string]int {
+		res := mustSplit(t, in, opts)
+		m := map[string]int{}
+		for _, p := range res.Manifest.Parts {
+			for _, it := range p.Items {
+				if _, ok := m[it.Source]; !ok {
+					m[it.Source] = p.Part
+				}
+			}
+		}
+		return m
+	}
+	before := where(in)
+	edited := in
+	edited.Sources = append([]Source(nil), in.Sources...)
+	i := len(edited.Sources) / 2
+	edited.Sources[i].Text += "// one more line\n"
+	after := where(edited)
+	moved := 0
+	for name, p := range before {
+		if after[name] != p {
+			moved++
+		}
+	}
+	t.Logf("%d of %d files moved after editing %s", moved, len(before), edited.Sources[i].Name)
+	if limit := len(before) / 10; moved > limit {
+		t.Errorf("%d of %d files moved to another part after a one-line edit, want at most %d", moved, len(before), limit)
+	}
+}
+
+// TestBalanced: on a diff of many small files the parts are even: the
+// smallest holds at least half the tokens of the largest.
+func TestBalanced(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	in := diffInput(unifiedDiff(t, genChange(r, 120)))
+	res := mustSplit(t, in, &Options{Budget: 4000})
+	s := res.Manifest.Tokens
+	t.Logf("%d parts: min %d, median %d, max %d", len(res.Parts), s.Min, s.Median, s.Max)
+	if s.Min*2 < s.Max {
+		t.Errorf("parts min %d, max %d: want min ≥ max/2", s.Min, s.Max)
+	}
+}
+
+// TestGrouping: tests follow their sources and a directory's files stay
+// together, whatever the input order.
+func TestGrouping(t *testing.T) {
+	in := Input{Kind: Files, Sources: []Source{
+		{Name: "b/z.go"}, {Name: "a/foo_test.go"}, {Name: "a/foo_bar.go"}, {Name: "b/x.spec.ts"}, {Name: "a/foo.go"}, {Name: "b/x.ts"},
+	}}
+	s := newSplitter(context.Background(), in, counter(t), &Options{Budget: 100})
+	var got []string
+	for _, u := range s.units {
+		got = append(got, u.name)
+	}
+	want := []string{"a/foo.go", "a/foo_test.go", "a/foo_bar.go", "b/x.ts", "b/x.spec.ts", "b/z.go"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("unit order (-want +got):\n%s", diff)
+	}
+}
+
+// TestDefinitionCuts: a Go file larger than a part is cut between its
+// functions (tree-sitter), the doc comment staying with its function.
+func TestDefinitionCuts(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("package p\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&src, "// F%d does thing %d.\nfunc F%d(x int) int {\n\ty := x * %d\n\tif y > 10 {\n\t\treturn y - 1\n\t}\n\treturn y + %d\n}\n", i, i, i, i, i) // no blank lines: only definitions give clean cuts
+	}
+	in := Input{Kind: Files, Sources: []Source{{Name: "p/p.go", Text: src.String()}}}
+	res := mustSplit(t, in, &Options{Budget: 300})
+	if len(res.Parts) < 3 {
+		t.Fatalf("%d parts, want several", len(res.Parts))
+	}
+	for _, p := range res.Parts[1:] {
+		_, rest, _ := strings.Cut(p.Payload, "<==\n")
+		if !strings.HasPrefix(rest, "// F") {
+			t.Errorf("part %d starts inside a definition: %.60q", p.Index, rest)
+		}
+	}
+}
+
+func marshalIndent(v any) (string, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
+	return string(b) + "\n", err
+}
