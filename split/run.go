@@ -83,7 +83,6 @@ func (s *splitter) run() (*Result, error) {
 			break
 		}
 		s.logf("split: part %d came out %d tokens over the budget (pieces were counted apart); repacking", at+1, worst)
-		s.logf("%s", parts[at].Text)
 		margin += worst
 	}
 	res := &Result{Parts: parts}
