@@ -218,7 +218,9 @@ func (a accountant) responses(m map[string]json.RawMessage) int {
 	switch {
 	case typ == "message" || (typ == "" && m["role"] != nil):
 		return perMessageTokens + a.text(m["role"]) + a.parts(m["content"])
-	case typ == "reasoning":
+	case typ == "ghost_snapshot":
+		return 0 // Codex keeps undo snapshots in its history but never sends them
+	case typ == "reasoning" || typ == "compaction" || typ == "compaction_summary":
 		// Encrypted reasoning stands for tokens the model sees again; its
 		// size is unknown, so the opaque text is counted, which is more.
 		return perMessageTokens + a.parts(m["summary"]) + a.parts(m["content"]) + a.text(m["encrypted_content"])

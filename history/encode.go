@@ -114,7 +114,7 @@ func (c *Conversation) rolloutBytes() ([]byte, error) {
 // isResponseItemLine reports whether line i holds an item of the history
 // Codex rebuilds (a response_item after the last compaction).
 func (c *Conversation) isResponseItemLine(i int) bool {
-	if i <= c.compactLine {
+	if i < c.histStart {
 		return false
 	}
 	ms, err := parseObject(c.lines[i])

@@ -447,3 +447,79 @@ func TestGolden(t *testing.T) {
 		}
 	}
 }
+
+func TestRolloutShapes(t *testing.T) {
+	big := strings.Repeat("output line with some words ", 200)
+	lines := func(ls ...string) string { return strings.Join(ls, "\n") + "\n" }
+	user := func(text string) string {
+		return `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"` + text + `"}]}}`
+	}
+	call := func(id string) string {
+		return `{"type":"response_item","payload":{"type":"function_call","call_id":"` + id + `","name":"exec_command","arguments":"{}"}}` + "\n" +
+			`{"type":"response_item","payload":{"type":"function_call_output","call_id":"` + id + `","output":"` + big + `"}}`
+	}
+	tests := []struct {
+		name       string
+		in         string
+		wantItems  int
+		wantFixed  []string // texts counted as fixed
+		keepSubstr []string // must survive pruning halfway to the pinned minimum
+	}{{
+		name: "legacy compaction without replacement_history",
+		in: lines(`{"type":"session_meta","payload":{"base_instructions":{"text":"BASE"}}}`,
+			user("old question"), call("c0"),
+			`{"type":"compacted","payload":{"message":"SUMMARY"}}`,
+			user("new question"), call("c1"), call("c2"), call("c3")),
+		wantItems: 7,
+		wantFixed: []string{"BASE", "SUMMARY", "old question"},
+	}, {
+		name: "remote compaction item and ghost snapshots",
+		in: lines(`{"type":"session_meta","payload":{}}`,
+			`{"type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"q0"}]},{"type":"compaction","encrypted_content":"ENCRYPTED"}]}}`,
+			`{"type":"response_item","payload":{"type":"ghost_snapshot","ghost_commit":{"id":"GHOST"}}}`,
+			call("c1"), user("q1"), call("c2"), call("c3"), call("c4")),
+		wantItems:  12,
+		keepSubstr: []string{"ENCRYPTED", "GHOST"},
+	}}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Parse(strings.NewReader(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Len() != tc.wantItems {
+				t.Errorf("Len() = %d, want %d", c.Len(), tc.wantItems)
+			}
+			for _, f := range tc.wantFixed {
+				found := false
+				for _, g := range c.fixed {
+					found = found || g == f
+				}
+				if !found {
+					t.Errorf("fixed texts %q lack %q", c.fixed, f)
+				}
+			}
+			full, pinned, _ := budgets(t, c)
+			limit := pinned + (full-pinned)/2
+			res, err := Prune(c, limit, counter(t), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := encode(t, res.Conversation)
+			if !res.Changed() {
+				t.Fatal("nothing pruned")
+			}
+			checkPruned(t, c, []byte(tc.in), res, limit)
+			for _, k := range tc.keepSubstr {
+				if !bytes.Contains(out, []byte(k)) {
+					t.Errorf("output lost %q:\n%s", k, out)
+				}
+			}
+			// Lines before the last compaction are passed through.
+			head := tc.in[:strings.Index(tc.in, `{"type":"compacted"`)]
+			if !bytes.HasPrefix(out, []byte(head)) {
+				t.Errorf("lines before the compaction changed")
+			}
+		})
+	}
+}

@@ -53,7 +53,8 @@ type Conversation struct {
 
 	// shapeRollout
 	lines       [][]byte // input lines without their "\n"
-	compactLine int      // line of the last compacted record with replacement_history, or -1
+	histStart   int      // first line after the last compacted record (0 without one)
+	compactLine int      // that compacted record's line if it has replacement_history, else -1
 	meta        []json.RawMessage
 }
 
@@ -430,6 +431,10 @@ func classifyResponses(it *item, codex bool) error {
 		return errors.New(`item has neither "type" nor "role"`)
 	case m.Type == "reasoning":
 		it.reas = true
+	case m.Type == "compaction" || m.Type == "compaction_summary" || m.Type == "ghost_snapshot":
+		// A remote compaction's encrypted history, and Codex's undo
+		// snapshots: never edited or dropped.
+		it.sys = true
 	case strings.HasSuffix(m.Type, "_call_output"):
 		it.res = append(it.res, result{m.CallID, -1})
 	case strings.HasSuffix(m.Type, "_call") && m.CallID != "":
@@ -499,6 +504,7 @@ func parseRollout(src []byte) (*Conversation, error) {
 		t, _ := str(get(ms, "type"))
 		recs[i] = rec{t, get(ms, "payload")}
 		if t == "compacted" {
+			c.histStart, c.compactLine = i+1, -1
 			if pm, err := parseObject(recs[i].payload); err == nil && kindOf(get(pm, "replacement_history")) == '[' {
 				c.compactLine = i
 			}
@@ -514,7 +520,27 @@ func parseRollout(src []byte) (*Conversation, error) {
 			}
 		}
 	}
-	start := 0
+	if c.histStart > 0 && c.compactLine < 0 {
+		// A compaction without replacement_history (older Codex): Codex
+		// rebuilds the history from the user messages before it and the
+		// summary. They cannot be pruned here; count them as fixed.
+		var p struct {
+			Message string `json:"message"`
+		}
+		_ = json.Unmarshal(recs[c.histStart-1].payload, &p)
+		c.fixed = append(c.fixed, p.Message)
+		for i := 0; i < c.histStart-1; i++ {
+			if recs[i].typ != "response_item" {
+				continue
+			}
+			it := item{raw: recs[i].payload}
+			if classifyResponses(&it, true) == nil && it.user {
+				for _, sl := range textSlots(it.raw) {
+					c.fixed = append(c.fixed, sl.text)
+				}
+			}
+		}
+	}
 	if c.compactLine >= 0 {
 		pm, _ := parseObject(recs[c.compactLine].payload)
 		elems, err := parseArray(get(pm, "replacement_history"))
@@ -533,9 +559,8 @@ func parseRollout(src []byte) (*Conversation, error) {
 			}
 			c.items = append(c.items, it)
 		}
-		start = c.compactLine + 1
 	}
-	for i := start; i < len(recs); i++ {
+	for i := c.histStart; i < len(recs); i++ {
 		if recs[i].typ != "response_item" || kindOf(recs[i].payload) != '{' {
 			continue
 		}
