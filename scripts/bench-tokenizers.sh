@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# bench-tokenizers.sh compares token counters side by side, in one run, on
+# the same inputs:
+#
+#   fast       budget.NewEncodingCounter (this repository), in a fresh Go
+#              process: the budget test binary run as a probe (see TestMain
+#              in budget/bpe_bench_test.go), and `ctxtrim count` when the
+#              CLI builds and accepts --encoding
+#   reference  github.com/pkoukk/tiktoken-go (offline ranks), same probe
+#   wasm       npm `tiktoken` (the Rust tiktoken compiled to WASM) in node
+#
+# Part 1, start-up: a fresh process loads the tokenizer and counts a ~100 KB
+# prompt (Go sources and non-English text); wall time of the whole process,
+# RUNS runs after one warm-up, min and median, and ratios of the medians.
+# Part 2, single-thread throughput: counting time alone (tokenizer loaded),
+# best of REPS, in MB/s on the same files, with GOMAXPROCS=1 for Go; then
+# the fast counter's parallel path on the same files as one text.
+# All counts are printed so that they can be compared.
+#
+# Usage: scripts/bench-tokenizers.sh
+# Environment: ENC (o200k_base), RUNS (15), REPS (5), PROMPT (a file to use
+# as the prompt), TIKTOKEN_DIR (where npm installs tiktoken; default
+# ~/.cache/ctxtrim-bench/npm).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ENC=${ENC:-o200k_base}
+RUNS=${RUNS:-15}
+REPS=${REPS:-5}
+TIKTOKEN_DIR=${TIKTOKEN_DIR:-$HOME/.cache/ctxtrim-bench/npm}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+goroot=$(go env GOROOT)
+
+# Inputs: the files, then a ~100 KB prompt of whole lines cut from them.
+files=()
+for f in net/http/server.go runtime/proc.go go/parser/parser.go fmt/print.go \
+	strings/strings.go encoding/json/decode.go; do
+	files+=("$goroot/src/$f")
+done
+files+=("$PWD/budget/testdata/tokens/multilingual.txt")
+for lang in zh_CN ja ko ru uk de fr; do
+	i=0
+	for page in /usr/share/man/$lang/man1/*.gz; do
+		[ -f "$page" ] || continue
+		out="$tmp/man-$lang-$i.txt"
+		gzip -dc "$page" >"$out" 2>/dev/null || continue
+		files+=("$out")
+		i=$((i + 1))
+		[ $i -lt 2 ] || break
+	done
+done
+# first_bytes N: the first whole lines of stdin totalling at least N bytes.
+first_bytes() { LC_ALL=C awk -v max="$1" '{ n += length($0) + 1; print; if (n >= max) exit }'; }
+prompt=${PROMPT:-$tmp/prompt.txt}
+if [ -z "${PROMPT:-}" ]; then
+	# Half Go source, half non-English text (whole lines), ~100 KB.
+	{
+		first_bytes 51200 <"${files[0]}"
+		cat "${files[@]:6}" | first_bytes 51200 || true
+	} >"$prompt"
+fi
+filelist=$(IFS=:; echo "${files[*]}")
+total=$(cat "${files[@]}" | wc -c)
+
+# The Go probe and the CLI.
+echo "building..." >&2
+go test -c -o "$tmp/budget.test" ./budget
+ctxtrim=""
+if go build -o "$tmp/ctxtrim" . 2>/dev/null &&
+	"$tmp/ctxtrim" count --encoding "$ENC" "$prompt" >/dev/null 2>&1; then
+	ctxtrim="$tmp/ctxtrim"
+fi
+
+# npm tiktoken (WASM).
+if [ ! -d "$TIKTOKEN_DIR/node_modules/tiktoken" ]; then
+	echo "installing npm tiktoken in $TIKTOKEN_DIR..." >&2
+	mkdir -p "$TIKTOKEN_DIR"
+	npm install --prefix "$TIKTOKEN_DIR" tiktoken --no-audit --no-fund --silent >&2
+fi
+cat >"$tmp/count.js" <<'JS'
+const { get_encoding } = require(process.env.TIKTOKEN_DIR + "/node_modules/tiktoken");
+const fs = require("fs");
+const [enc, reps, ...files] = process.argv.slice(2);
+const e = get_encoding(enc);
+const texts = files.map((f) => fs.readFileSync(f, "utf8"));
+const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t), 0);
+let best = Infinity, n = 0;
+for (let r = 0; r < Math.max(1, +reps); r++) {
+  const t0 = process.hrtime.bigint();
+  n = 0;
+  for (const t of texts) n += e.encode_ordinary(t).length;
+  best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+}
+if (+reps > 0) console.log(`${n} tokens ${bytes} bytes ${best.toFixed(3)} ms ${(bytes / 1e3 / best).toFixed(2)} MB/s`);
+else console.log(n);
+e.free();
+JS
+export TIKTOKEN_DIR
+
+# child_cpu_ms FILE: user+system CPU milliseconds of finished children, from
+# the output of the shell builtin times (run in this shell, not a subshell).
+child_cpu_ms() {
+	tail -n 1 "$1" | awk '{
+		t = 0
+		for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+		printf "%.0f", t * 1000 }'
+}
+
+# stats VALUES...: "min median" of numbers.
+stats() {
+	local sorted
+	sorted=$(printf '%s\n' "$@" | sort -n)
+	printf '%s %s' "$(head -n 1 <<<"$sorted")" "$(sed -n "$((($# + 1) / 2))p" <<<"$sorted")"
+}
+
+# time_runs LABEL CMD...: one warm-up, then RUNS timed runs of CMD; prints
+# the count, min and median wall milliseconds, and min and median CPU
+# milliseconds (user+system); records the medians.
+declare -A median cpumedian
+time_runs() {
+	local label=$1
+	shift
+	local out
+	out=$("$@" | tail -n 1 | awk '{ print $1 }')
+	local wall=() cpu=()
+	for _ in $(seq "$RUNS"); do
+		times >"$tmp/times0"
+		local t0=$EPOCHREALTIME
+		"$@" >/dev/null
+		local t1=$EPOCHREALTIME
+		times >"$tmp/times1"
+		local c0 c1
+		c0=$(child_cpu_ms "$tmp/times0")
+		c1=$(child_cpu_ms "$tmp/times1")
+		wall+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) * 1000 }')")
+		cpu+=("$((c1 - c0))")
+	done
+	local w c
+	read -r -a w <<<"$(stats "${wall[@]}")"
+	read -r -a c <<<"$(stats "${cpu[@]}")"
+	median[$label]=${w[1]}
+	cpumedian[$label]=${c[1]}
+	printf '%-34s %8s %9s %9s %9s %9s\n' "$label" "$out" "${w[0]}" "${w[1]}" "${c[0]}" "${c[1]}"
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
+
+echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3); node $(node --version); tiktoken $(node -p "require('$TIKTOKEN_DIR/node_modules/tiktoken/package.json').version")"
+echo
+echo "== fresh process: load $ENC and count $(wc -c <"$prompt") bytes ($RUNS runs after a warm-up) =="
+printf '%-34s %8s %9s %9s %9s %9s\n' "tool" "tokens" "wall min" "median" "CPU min" "median"
+echo "(milliseconds; CPU = user+system time of the process)"
+probe() { BUDGET_COUNT_PROBE=$1 BUDGET_COUNT_ENCODING=$ENC BUDGET_COUNT_FILES=$prompt "$tmp/budget.test"; }
+time_runs "go process, no tokenizer (floor)" probe noop
+time_runs "fast (budget probe)" probe fast
+if [ -n "$ctxtrim" ]; then
+	time_runs "fast (ctxtrim count)" "$ctxtrim" count --encoding "$ENC" "$prompt"
+fi
+time_runs "reference (pkoukk/tiktoken-go)" probe reference
+time_runs "node, no tokenizer (floor)" node -e ""
+time_runs "wasm (npm tiktoken)" node "$tmp/count.js" "$ENC" 0 "$prompt"
+f="fast (budget probe)" r="reference (pkoukk/tiktoken-go)" w="wasm (npm tiktoken)"
+echo "ratios of wall medians: reference/fast $(ratio "${median[$r]}" "${median[$f]}")x, wasm/fast $(ratio "${median[$w]}" "${median[$f]}")x"
+echo "ratios of CPU medians:  reference/fast $(ratio "${cpumedian[$r]}" "${cpumedian[$f]}")x, wasm/fast $(ratio "${cpumedian[$w]}" "${cpumedian[$f]}")x"
+
+echo
+echo "== single-thread throughput, counting only, best of $REPS, on ${#files[@]} files, $total bytes =="
+tp() { GOMAXPROCS=${2:-1} BUDGET_COUNT_PROBE=$1 BUDGET_COUNT_ENCODING=$ENC BUDGET_COUNT_FILES=$filelist \
+	BUDGET_COUNT_THROUGHPUT=${3:-$REPS} BUDGET_COUNT_CONCAT=${4:-} "$tmp/budget.test"; }
+fast=$(tp fast-serial)
+ref=$(tp reference 1 1)
+wasm=$(node "$tmp/count.js" "$ENC" "$REPS" "${files[@]}")
+serial1=$(tp fast-serial 1 "$REPS" 1)
+par=$(tp fast "$(nproc)" "$REPS" 1)
+printf '%-34s %s\n' "fast (GOMAXPROCS=1)" "$fast" "reference (GOMAXPROCS=1, 1 run)" "$ref" "wasm (npm tiktoken)" "$wasm"
+mbs() { awk '{ print $(NF-1) }' <<<"$1"; }
+echo "ratios: fast/wasm $(ratio "$(mbs "$fast")" "$(mbs "$wasm")")x, fast/reference $(ratio "$(mbs "$fast")" "$(mbs "$ref")")x"
+echo
+echo "== parallel counting: the same files as one text =="
+printf '%-34s %s\n' "fast serial (GOMAXPROCS=1)" "$serial1" "fast parallel (GOMAXPROCS=$(nproc))" "$par"
+echo "ratio: parallel/serial $(ratio "$(mbs "$par")" "$(mbs "$serial1")")x"
