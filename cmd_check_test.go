@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -323,4 +324,61 @@ func checkWriteFile(t *testing.T, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// FuzzCheckAgentsChain checks the Codex chain arithmetic against its
+// definition: for the directory at depth d, Codex loads the non-blank
+// AGENTS.md files of depths 0..d, in order, and the chain is over budget
+// exactly when their total size exceeds project_doc_max_bytes.
+func FuzzCheckAgentsChain(f *testing.F) {
+	f.Add([]byte{10, 20, 30}, uint16(45))
+	f.Add([]byte{0, 200, 0, 1}, uint16(200))
+	f.Add([]byte{255}, uint16(1))
+	f.Fuzz(func(t *testing.T, sizes []byte, max uint16) {
+		if len(sizes) == 0 || len(sizes) > 12 || max == 0 {
+			return
+		}
+		contents := map[string][]byte{}
+		var files []string
+		dir := ""
+		for i, n := range sizes {
+			if i > 0 {
+				dir = path.Join(dir, fmt.Sprintf("d%d", i))
+			}
+			p := path.Join(dir, codexAgentsName)
+			files = append(files, p)
+			if n == 0 {
+				contents[p] = []byte(" \n") // blank: skipped by Codex
+			} else {
+				contents[p] = bytes.Repeat([]byte("x"), int(n))
+			}
+		}
+		read := func(p string) ([]byte, error) { return contents[p], nil }
+		rs, err := checkAgentsChains(files, read, int(max), 0, checkLenCounter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) != len(files) {
+			t.Fatalf("%d results for %d files", len(rs), len(files))
+		}
+		for d, r := range rs {
+			var wantChain []string
+			total := 0
+			for i := 0; i <= d; i++ {
+				if sizes[i] != 0 {
+					wantChain = append(wantChain, files[i])
+					total += int(sizes[i])
+				}
+			}
+			if diff := cmp.Diff(wantChain, r.Chain); diff != "" {
+				t.Errorf("depth %d chain (-want +got):\n%s", d, diff)
+			}
+			if r.ChainBytes != total {
+				t.Errorf("depth %d: chain bytes %d, want %d", d, r.ChainBytes, total)
+			}
+			if over := total > int(max); over != (r.Status == "over") {
+				t.Errorf("depth %d: status %q with %d bytes against %d", d, r.Status, total, max)
+			}
+		}
+	})
 }
