@@ -275,6 +275,18 @@ func checkPruned(t *testing.T, in *Conversation, src []byte, res *Result, limit 
 	if in.format == FormatCodex {
 		checkRollout(t, in, re)
 	}
+	if in.format == FormatAnthropic && alternates(in) && !alternates(re) {
+		t.Fatal("roles alternated in the input but not in the output")
+	}
+}
+
+func alternates(c *Conversation) bool {
+	for i := 1; i < len(c.items); i++ {
+		if c.items[i].role == c.items[i-1].role {
+			return false
+		}
+	}
+	return true
 }
 
 func sysRaws(c *Conversation) []string {
