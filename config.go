@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -40,6 +41,10 @@ const (
 	repoConfigName = ".ctxtrim.toml"
 	userConfigPath = "ctxtrim/config.toml" // under os.UserConfigDir()
 )
+
+// tomlLineErr matches BurntSushi/toml's decode errors, which carry a line
+// but are not ParseErrors.
+var tomlLineErr = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // config is one configuration file, or several merged.
 type config struct {
@@ -91,6 +96,11 @@ func readConfig(path string) (*config, error) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, fmt.Errorf("%s:%d:%d: %s", path, pe.Position.Line, pe.Position.Col, pe.Message)
+		}
+		// Type mismatches are plain errors: "toml: line 1 (last key
+		// "reserve"): incompatible types: …".
+		if m := tomlLineErr.FindStringSubmatch(err.Error()); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s: %s", path, m[1], m[2], m[3])
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

@@ -207,6 +207,8 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	case ov.Window > 0:
 		window = ov.Window
 		notes = append(notes, fmt.Sprintf("window %d from the error text", window))
+	case b.fromError != "" && window > 0:
+		notes = append(notes, fmt.Sprintf("the error text states no window; using %s's %d", p.model.Name, window))
 	}
 	if b.budget.set {
 		if b.budget.v == 0 {
@@ -230,10 +232,7 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	// Reserve: flag, else the completion size stated in the error text,
 	// else config, else the model's max output (none when the model's
 	// output does not share the window).
-	reserve := p.model.MaxOutput
-	if p.model.SeparateOutput {
-		reserve = 0
-	}
+	reserve := defaultReserve(p.model)
 	switch {
 	case b.reserve.set:
 		reserve = b.reserve.v
@@ -256,6 +255,22 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	}
 	p.note = strings.Join(notes, "; ")
 	return p, nil
+}
+
+// defaultReserve is the output reserve when neither flag, error text nor
+// config sets one: the model's max output, the only value that can never
+// overflow; but when the max output would take half the window or more
+// (GPT-4's 8192 of 8192, o3's 100K of 200K), a quarter of the window, so
+// that input keeps most of the room; and none when the model's output does
+// not share its window (Gemini).
+func defaultReserve(m budget.Model) int {
+	switch {
+	case m.SeparateOutput:
+		return 0
+	case m.MaxOutput*2 >= m.Window:
+		return m.Window / 4
+	}
+	return m.MaxOutput
 }
 
 // noMarginIfZero maps a user's explicit 0 to budget.NoMargin (budget reads

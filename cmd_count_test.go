@@ -1,0 +1,211 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+// runBuf runs the CLI on buffers, as main does on the process streams.
+func runBuf(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, strings.NewReader(stdin), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+// isolateConfig points the user config at an empty directory and the
+// working directory at a fresh repository, so no real config leaks in.
+func isolateConfig(t *testing.T) string {
+	t.Helper()
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	return dir
+}
+
+// TestCountGolden checks count against reference counts recorded with
+// OpenAI's tiktoken (see testdata/count/README.md).
+func TestCountGolden(t *testing.T) {
+	dir, _ := filepath.Abs("testdata/count")
+	data, err := os.ReadFile(filepath.Join(dir, "golden.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden map[string]map[string]int
+	if err := json.Unmarshal(data, &golden); err != nil {
+		t.Fatal(err)
+	}
+	isolateConfig(t)
+	for _, enc := range []string{"o200k_base", "cl100k_base"} {
+		var files []string
+		want := map[string]int{}
+		for f, counts := range golden {
+			files = append(files, filepath.Join(dir, f))
+			want[filepath.Join(dir, f)] = counts[enc]
+		}
+		stdout, stderr, code := runBuf(t, "", append([]string{"count", "-json", "-encoding", enc}, files...)...)
+		if code != exitOK {
+			t.Fatalf("count exit %d: %s", code, stderr)
+		}
+		var got struct {
+			Files []countResult
+			Total int
+		}
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatal(err)
+		}
+		gotCounts := map[string]int{}
+		total := 0
+		for _, f := range got.Files {
+			gotCounts[f.Name] = f.Tokens
+			total += want[f.Name]
+		}
+		if diff := cmp.Diff(want, gotCounts); diff != "" {
+			t.Errorf("%s counts (-tiktoken +ctxtrim):\n%s", enc, diff)
+		}
+		if got.Total != total {
+			t.Errorf("%s total = %d, want %d", enc, got.Total, total)
+		}
+	}
+}
+
+func TestCountCLI(t *testing.T) {
+	isolateConfig(t)
+	os.WriteFile("a.txt", []byte("hello world\n"), 0o644)
+	os.WriteFile("bin", []byte("x\x00y"), 0o644)
+	os.WriteFile("bad.txt", []byte("ok\xffno"), 0o644)
+	os.Mkdir("dir", 0o755)
+	tests := []struct {
+		name       string
+		stdin      string
+		args       []string
+		wantOut    string
+		wantErr    string
+		wantCode   int
+		wantStderr bool
+	}{
+		{"stdin", "hello world\n", []string{"count"}, "3\n", "", exitOK, false},
+		{"stdin dash", "hello world\n", []string{"count", "-"}, "3\n", "", exitOK, false},
+		{"empty stdin", "", []string{"count"}, "0\n", "", exitOK, false},
+		{"files and total", "hello world\n", []string{"count", "a.txt", "-"}, "       3 a.txt\n       3 (stdin)\n       6 total\n", "", exitOK, false},
+		{"claude estimate", "hello world\n", []string{"count", "-model", "claude-sonnet-4-5"}, "5\n", "estimate: claude counts are o200k_base × 1.35", exitOK, true},
+		{"missing file continues", "", []string{"count", "nope.txt", "a.txt"}, "       3 a.txt\n       3 total\n", "nope.txt: no such file", exitError, true},
+		{"binary file", "", []string{"count", "bin", "a.txt"}, "       3 a.txt\n       3 total\n", "bin: binary input (NUL byte at offset 1)", exitBadInput, true},
+		{"invalid utf8", "", []string{"count", "bad.txt"}, "", "bad.txt: not valid UTF-8 (first bad byte at offset 2)", exitBadInput, true},
+		{"directory", "", []string{"count", "dir"}, "", "dir: is a directory", exitBadInput, true},
+		{"unknown model", "x", []string{"count", "-model", "gpt-9"}, "", `unknown model "gpt-9"`, exitUsage, true},
+		{"unknown encoding", "x", []string{"count", "-encoding", "p50k"}, "", `unknown encoding "p50k"`, exitUsage, true},
+		{"chat request", `{"messages":[{"role":"user","content":"hello world"}]}`, []string{"count", "-chat"}, "9\n", "", exitOK, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runBuf(t, tc.stdin, tc.args...)
+			if code != tc.wantCode {
+				t.Errorf("exit = %d, want %d (stderr %q)", code, tc.wantCode, stderr)
+			}
+			if tc.name == "directory" {
+				stdout = strings.TrimSpace(stdout)
+				tc.wantOut = ""
+			}
+			if stdout != tc.wantOut {
+				t.Errorf("stdout = %q, want %q", stdout, tc.wantOut)
+			}
+			if !strings.Contains(stderr, tc.wantErr) || (stderr != "") != tc.wantStderr {
+				t.Errorf("stderr = %q, want it to contain %q", stderr, tc.wantErr)
+			}
+		})
+	}
+}
+
+// TestCountStreamExact checks that counting in pieces equals counting the
+// whole, on inputs larger than a piece, including an input with no safe
+// split point for longer than a piece.
+func TestCountStreamExact(t *testing.T) {
+	c, err := budget.NewEncodingCounter(budget.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewSource(1))
+	words := []string{"func", " x", "\n", "\n\n", "  ", "\t", "/", "//", "}", "{", "中文", " 🙂", "'s", "123", "\r\n", " /path", "é"}
+	var b strings.Builder
+	for b.Len() < 3*countChunk {
+		b.WriteString(words[rng.Intn(len(words))])
+	}
+	long := strings.Repeat("x/", countChunk) // one line, no split point for 2 MiB
+	for name, text := range map[string]string{"random": b.String(), "long line": long + "\n" + b.String()} {
+		t.Run(name, func(t *testing.T) {
+			got, size, approx, err := countStream(c, strings.NewReader(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := c.Count(text); got != want || size != int64(len(text)) || approx {
+				t.Errorf("countStream = %d tokens, %d bytes, approx %v; want %d, %d, false", got, size, approx, want, len(text))
+			}
+		})
+	}
+}
+
+// FuzzSafeSplit checks the claim behind streaming: splitting at safeSplit
+// points does not change the count, under both encodings, with the
+// reference counter.
+func FuzzSafeSplit(f *testing.F) {
+	for _, s := range []string{"a\nb", "}\n/x", "x\n\n\ny", "  \n\tz", "a \n'll", "1\n2", "é\nB", "x\r\nY", "<|endoftext|>\nz"} {
+		f.Add(s)
+	}
+	var cs []budget.Counter
+	for _, enc := range []string{budget.O200kBase, budget.Cl100kBase} {
+		c, err := budget.NewReferenceCounter(enc)
+		if err != nil {
+			f.Fatal(err)
+		}
+		cs = append(cs, c)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 512 {
+			t.Skip()
+		}
+		b := []byte(s)
+		for _, c := range cs {
+			for end := len(b); end > 0; {
+				i := safeSplit(b[:end])
+				if i == 0 {
+					break
+				}
+				if got, want := c.Count(s[:i])+c.Count(s[i:]), c.Count(s); got != want {
+					t.Fatalf("split %q | %q: %d + %d != %d", s[:i], s[i:], c.Count(s[:i]), c.Count(s[i:]), want)
+				}
+				end = i - 1
+			}
+		}
+	})
+}
+
+// epipeWriter fails every write as a closed pipe does.
+type epipeWriter struct{}
+
+func (epipeWriter) Write([]byte) (int, error) { return 0, fmt.Errorf("write |1: %w", syscall.EPIPE) }
+
+func TestBrokenPipeIsSuccess(t *testing.T) {
+	isolateConfig(t)
+	for _, args := range [][]string{{"count"}, {"fit", "-budget", "20"}, {"models"}} {
+		var errb bytes.Buffer
+		if code := run(args, strings.NewReader(strings.Repeat("line of text\n", 100)), epipeWriter{}, &errb); code != exitOK {
+			t.Errorf("%v on a closed pipe: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// writeConfigs writes the user file and the repository file (empty: none).
+func writeConfigs(t *testing.T, user, repo string) {
+	t.Helper()
+	dir := isolateConfig(t)
+	if user != "" {
+		p := filepath.Join(os.Getenv("XDG_CONFIG_HOME"), userConfigPath)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(user), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if repo != "" {
+		if err := os.WriteFile(filepath.Join(dir, repoConfigName), []byte(repo), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// planFor parses budget flags as a command would and resolves them.
+func planFor(t *testing.T, args ...string) (*budgetPlan, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	var bf budgetFlags
+	bf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return bf.plan(".", true)
+}
+
+func TestResolvePrecedence(t *testing.T) {
+	type got struct {
+		Model                          string
+		Window, Reserve, Margin, Limit int
+	}
+	tests := []struct {
+		name       string
+		user, repo string
+		args       []string
+		want       got
+	}{
+		{"defaults from model", "", "", []string{"-model", "gpt-4o"}, got{"gpt-4o", 128000, 16384, 0, 128000 - 16384 - 2560}},
+		{"user config model", `model = "gpt-4.1"`, "", nil, got{"gpt-4.1", 1047576, 32768, 0, 1047576 - 32768 - 20952}},
+		{"repo beats user", `model = "gpt-4.1"`, `model = "gpt-4o"`, nil, got{"gpt-4o", 128000, 16384, 0, 128000 - 16384 - 2560}},
+		{"flag beats config", `model = "gpt-4.1"`, `model = "gpt-4o"`, []string{"-model", "o4-mini"}, got{"o4-mini", 200000, 50000, 0, 200000 - 50000 - 4000}},
+		{"config reserve and margin", "reserve = 1000\nmargin = 500", `model = "gpt-4o"`, nil, got{"gpt-4o", 128000, 1000, 500, 128000 - 1000 - 500}},
+		{"flags beat config reserve", "reserve = 1000\nmargin = 500", `model = "gpt-4o"`, []string{"-reserve", "2000", "-margin", "0"}, got{"gpt-4o", 128000, 2000, -1, 128000 - 2000}},
+		{"gemini output is separate", "", "", []string{"-model", "gemini-2.5-pro"}, got{"gemini-2.5-pro", 1048576, 0, 0, 1048576 - 20972}},
+		{"gpt-4 reserve capped", "", "", []string{"-model", "gpt-4"}, got{"gpt-4", 8192, 2048, 0, 8192 - 2048 - 164}},
+		{"window from error, reserve from model", "", "", []string{"-model", "claude-sonnet-4-5", "-from-error", "prompt is too long: 210000 tokens > 200000 maximum"}, got{"claude-sonnet-4-5", 200000, 64000, 0, 200000 - 64000 - 4000}},
+		{"reserve from error", "", "", []string{"-model", "gpt-4o", "-from-error", "This model's maximum context length is 24000 tokens. However, you requested 30000 tokens (26000 in the messages, 4000 in the completion)."}, got{"gpt-4o", 24000, 4000, 0, 24000 - 4000 - 480}},
+		{"config adds a model", "", "[models.\"my-llm\"]\nfamily = \"llama\"\nwindow = 32768\nmax_output = 4096\n", []string{"-model", "my-llm"}, got{"my-llm", 32768, 4096, 0, 32768 - 4096 - 656}},
+		{"config overrides a window", "", "[models.\"gpt-4o\"]\nwindow = 64000\n", []string{"-model", "gpt-4o-2024-08-06"}, got{"gpt-4o", 64000, 16384, 0, 64000 - 16384 - 1280}},
+		{"budget flag", "", `model = "gpt-4o"`, []string{"-budget", "5000"}, got{"gpt-4o", 128000, 0, 0, 5000}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			writeConfigs(t, tc.user, tc.repo)
+			p, err := planFor(t, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := got{p.model.Name, p.limits.Window, p.limits.Reserve, p.limits.Margin, p.limit}
+			if diff := cmp.Diff(tc.want, g); diff != "" {
+				t.Errorf("plan (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestResolveFamilyOverride(t *testing.T) {
+	writeConfigs(t, "[families.claude]\nfactor = 1.5\n", "")
+	p, err := planFor(t, "-model", "claude-sonnet-4-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.factor != 1.5 || p.note != "estimate: claude counts are o200k_base × 1.50" {
+		t.Errorf("factor %v, note %q", p.factor, p.note)
+	}
+	if got := p.counter.Count("hello world"); got != 3 { // 2 × 1.5
+		t.Errorf("Count = %d, want 3", got)
+	}
+	c, _, limit, err := func() (any, string, int, error) {
+		c, l, n, err := (&budgetFlags{model: "gpt-4o"}).resolve(".")
+		return c, n, l, err
+	}()
+	if err != nil || c == nil || limit != 128000-16384-2560 {
+		t.Errorf("resolve: %v %d %v", c, limit, err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	tests := []struct {
+		name, user, repo string
+		want             []string
+	}{
+		{"syntax", "", "model = \"gpt-4o\"\nreserve = = 3\n", []string{repoConfigName + ":2:", "expected"}},
+		{"type", "", "reserve = \"lots\"\n", []string{repoConfigName + ":1:"}},
+		{"unknown key", "modle = \"gpt-4o\"\n", "", []string{"config.toml", "unknown key modle"}},
+		{"negative reserve", "", "reserve = -5\n", []string{repoConfigName, "negative"}},
+		{"bad family", "", "[models.x]\nfamily = \"nope\"\nwindow = 10\n", []string{repoConfigName, `unknown family "nope"`}},
+		{"bad window", "", "[models.x]\nwindow = 0\n", []string{repoConfigName, "window 0 out of range"}},
+		{"bad encoding", "", "[families.claude]\nencoding = \"gpt2\"\n", []string{repoConfigName, `unknown encoding "gpt2"`}},
+		{"unknown default model", "", "model = \"gpt-9\"\n", []string{`unknown model "gpt-9"`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			writeConfigs(t, tc.user, tc.repo)
+			_, stderr, code := runBuf(t, "text\n", "fit", "-budget", "100")
+			if tc.name == "unknown default model" {
+				_, stderr, code = runBuf(t, "text\n", "fit")
+			}
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+		})
+	}
+}
+
+func TestRepoRoot(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(dir, ".git"), []byte("gitdir: elsewhere\n"), 0o644) // a linked worktree
+	got, ok := repoRoot(sub)
+	if !ok || got != dir {
+		t.Errorf("repoRoot(%s) = %q, %v; want %q", sub, got, ok, dir)
+	}
+}
