@@ -23,9 +23,15 @@
 // matching replacement_history_metadata entries) and passes every other
 // record (session_meta, turn_context, event_msg, world_state, record types
 // not yet known, and everything before the last compaction) through
-// unchanged, so the result is still a rollout Codex can resume. The base
-// instructions in session_meta are counted as fixed; Codex's tool schemas
-// are not in the rollout, so reserve room for them with the budget.
+// unchanged, so the result is still a rollout Codex can resume (checked
+// with Codex CLI 0.171 by scripts/history-codex-resume.sh). A remote
+// compaction's "compaction" item and Codex's ghost snapshots (undo state,
+// never sent to the model) are never dropped. After a compaction without
+// replacement_history (older Codex), Codex rebuilds the history from the
+// earlier user messages and the summary: those are counted as fixed. The
+// base instructions in session_meta are counted as fixed; Codex's tool
+// schemas and the context it adds on resume are not in the rollout, so
+// reserve room for them with the budget.
 //
 // # Accounting
 //
@@ -39,10 +45,15 @@
 //
 // Items are grouped into turns, the atoms of pruning: a tool call with all
 // its results (and whatever lies between them), a reasoning item with the
-// item it produced, or a single message. Pinned, never touched: system and
+// item it produced, or a single message. A result answers the nearest call
+// with its id before it (real transcripts reuse ids). Pinned, never touched: system and
 // developer messages (and the context Codex injects: AGENTS.md,
 // environment), the turn holding the latest user message, and the last
-// KeepLast turns (the in-flight tool step among them). If the pinned part
+// KeepLast turns (the in-flight tool step among them). The other steps of
+// an in-flight tool loop are not pinned: agent trajectories (SWE-agent,
+// Codex exec) are one long loop after one user message, which could then
+// never be pruned. They are masked, truncated or dropped like older turns,
+// after them, and always as whole turns. If the pinned part
 // alone exceeds the budget, Prune fails with ErrNoFit and says what is
 // pinned and how big it is.
 //
