@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,12 +10,10 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/ctxtrim/ctxtrim/slicer"
-	"github.com/go-git/go-git/v5"
 )
 
 func init() {
@@ -117,7 +114,7 @@ func runSelect(e *env, args []string) int {
 	if *verbose {
 		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
 	}
-	ix, err := openIndex(ctx, dir, logf)
+	ix, err := slicer.NewIndex(ctx, &slicer.IndexOptions{Dir: dir, Logf: logf})
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitInterrupt
@@ -214,76 +211,4 @@ func writeExplainJSON(w io.Writer, sel *slicer.Selection) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	enc.Encode(out)
-}
-
-// openIndex indexes dir. TEMPORARY stand-in until slicer.NewIndex lands:
-// tracked files from git's index (or a directory walk), classified by path,
-// with Definitions per file.
-func openIndex(ctx context.Context, dir string, logf func(string, ...any)) (*slicer.Index, error) {
-	ix := &slicer.Index{Root: dir}
-	var paths []string
-	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err == nil {
-		if h, err := repo.Head(); err == nil {
-			ix.Head = h.Hash().String()
-		}
-		idx, err := repo.Storer.Index()
-		if err != nil {
-			return nil, fmt.Errorf("read git index: %w", err)
-		}
-		for _, en := range idx.Entries {
-			paths = append(paths, en.Name)
-		}
-	} else {
-		filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				return nil
-			}
-			if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != dir {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() {
-				rel, _ := filepath.Rel(dir, p)
-				paths = append(paths, filepath.ToSlash(rel))
-			}
-			return nil
-		})
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		src, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p)))
-		if err != nil || len(src) > 1<<20 || bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0 {
-			continue
-		}
-		f := slicer.File{Path: p, Size: int64(len(src)), Tokens: len(src) / 4, Class: classify(p, src)}
-		if f.Class != slicer.Vendored {
-			syms, refs, err := slicer.Definitions(p, src)
-			if err == nil {
-				f.Symbols, f.Refs = syms, refs
-			}
-		}
-		ix.Files = append(ix.Files, f)
-	}
-	return ix, nil
-}
-
-func classify(p string, src []byte) slicer.Class {
-	base := filepath.Base(p)
-	switch {
-	case strings.Contains("/"+p, "/vendor/") || strings.Contains("/"+p, "/node_modules/") || strings.Contains("/"+p, "/third_party/"):
-		return slicer.Vendored
-	case base == "go.sum" || strings.HasSuffix(base, ".lock") || base == "package-lock.json":
-		return slicer.Lock
-	case bytes.Contains(src[:min(len(src), 2000)], []byte("DO NOT EDIT")):
-		return slicer.Generated
-	case strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "test_") || strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-		strings.Contains("/"+p, "/test/") || strings.Contains("/"+p, "/tests/") || strings.Contains("/"+p, "/testdata/"):
-		return slicer.Test
-	case strings.HasSuffix(base, ".md") || strings.HasPrefix(p, "docs/"):
-		return slicer.Doc
-	}
-	return slicer.Source
 }

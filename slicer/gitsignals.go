@@ -5,7 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -31,6 +35,47 @@ const (
 	// coChangeSeeds is how many of the best candidates seed co-change.
 	coChangeSeeds = 5
 )
+
+// readHistoryCLI is readHistory through the git command, which is about a
+// hundred times faster than go-git's tree diffs (go-git: 5.2 s, git log:
+// 0.05 s for 300 commits of go-git/go-git on this machine). It reads the
+// first-parent history of HEAD, each merge diffed against its first parent,
+// as readHistory does. It returns ok=false when git is not installed or
+// fails, so that the caller falls back to go-git.
+func readHistoryCLI(ctx context.Context, root string, max int) (h *history, ok bool) {
+	git, err := exec.LookPath("git")
+	if err != nil || root == "" {
+		return nil, false
+	}
+	cmd := exec.CommandContext(ctx, git, "-C", root, "log", "--first-parent", "--diff-merges=first-parent",
+		"--no-renames", "--name-only", "--format=%x01", "-z", "-n", strconv.Itoa(max), "HEAD", "--")
+	// The repository is the one at root, whatever a hook's environment says.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	h = &history{}
+	for _, rec := range strings.Split(string(out), "\x01")[1:] {
+		var paths []string
+		for _, p := range strings.Split(rec, "\x00") {
+			p = strings.Trim(p, "\n")
+			if p != "" {
+				paths = append(paths, p)
+			}
+		}
+		if len(paths) > maxCommitFiles {
+			paths = nil
+		}
+		sort.Strings(paths)
+		h.commits = append(h.commits, paths)
+	}
+	return h, true
+}
 
 // history is the list of files each commit changed, newest first.
 type history struct {

@@ -113,10 +113,9 @@ func buildGraph(ix *Index, lk *lookup, mentioned map[string]bool) *graph {
 // pageRank runs a personalized PageRank with the seed distribution seed
 // (non-negative, any scale; all zero means uniform) and returns ranks
 // normalized so that the best node has 1. Dangling nodes jump back to the
-// seeds, as does the (1-damping) share of every step. The direct jump
-// share, (1-damping)·seed, is taken out before normalizing: what remains is
-// the rank a file receives through edges, which is what the graph adds to
-// the signals that chose the seeds.
+// seeds, as does the (1-damping) share of every step. The result is the
+// rank each node receives through edges alone, without the jumps: that is
+// what the graph adds to the signals that chose the seeds.
 func (g *graph) pageRank(seed []float64) []float64 {
 	n := len(g.out)
 	if n == 0 {
@@ -163,15 +162,25 @@ func (g *graph) pageRank(seed []float64) []float64 {
 			break
 		}
 	}
-	best := 0.0
-	for i := range r {
-		r[i] = math.Max(0, r[i]-(1-pageRankDamping)*s[i])
-		best = math.Max(best, r[i])
-	}
-	if best > 0 {
-		for i := range r {
-			r[i] /= best
+	// The rank each node receives through edges alone.
+	clear(next)
+	for i := 0; i < n; i++ {
+		if g.out[i] == 0 {
+			continue
+		}
+		share := pageRankDamping * r[i] / g.out[i]
+		for k := g.start[i]; k < g.start[i+1]; k++ {
+			next[g.to[k]] += share * g.w[k]
 		}
 	}
-	return r
+	best := 0.0
+	for _, v := range next {
+		best = math.Max(best, v)
+	}
+	if best > 0 {
+		for i := range next {
+			next[i] /= best
+		}
+	}
+	return next
 }

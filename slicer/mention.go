@@ -1,6 +1,7 @@
 package slicer
 
 import (
+	"path"
 	"regexp"
 	"sort"
 	"strconv"
@@ -42,6 +43,8 @@ var (
 	// pathRE matches path-like tokens: words joined by slashes or ending in
 	// a file extension.
 	pathRE = regexp.MustCompile(`[A-Za-z0-9_.@~+\-]*(?:/[A-Za-z0-9_.@~+\-]+)+/?|[A-Za-z0-9_\-+@]+(?:\.[A-Za-z0-9_\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b`)
+	// urlRE matches URLs, whose paths name files of other repositories.
+	urlRE = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`)
 	// identRE matches identifiers, dotted selectors included.
 	identRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`)
 	// quoteRE matches double-quoted, backquoted and single-quoted strings on
@@ -72,20 +75,24 @@ func extractMentions(task string) mentions {
 		seenPath[p] = len(m.Paths)
 		m.Paths = append(m.Paths, pathMention{Path: p, Line: line, Frame: frame})
 	}
+	noURL := urlRE.ReplaceAllString(task, " ")
 	for _, sm := range pyFrameRE.FindAllStringSubmatch(task, -1) {
 		n, _ := strconv.Atoi(sm[2])
 		addPath(sm[1], n, true)
 	}
-	for _, sm := range frameRE.FindAllStringSubmatch(task, -1) {
+	for _, sm := range frameRE.FindAllStringSubmatch(noURL, -1) {
 		n, _ := strconv.Atoi(sm[2])
 		if looksLikeURLHost(sm[1]) {
 			continue
 		}
 		addPath(sm[1], n, true)
 	}
-	for _, p := range pathRE.FindAllString(task, -1) {
-		if looksLikeURLHost(p) || strings.Contains(p, "://") {
+	for _, p := range pathRE.FindAllString(noURL, -1) {
+		if looksLikeURLHost(p) {
 			continue
+		}
+		if !strings.Contains(p, "/") && !isFileExt(strings.TrimPrefix(path.Ext(p), ".")) {
+			continue // Client.Do, v1.2: not a file name
 		}
 		addPath(p, 0, false)
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/go-git/go-git/v5"
@@ -50,12 +51,12 @@ type SelectOptions struct {
 	HistoryCommits int
 	// Parallelism bounds concurrent file reads. 0 means GOMAXPROCS.
 	Parallelism int
-	// Repository is the repository behind the index, for history. Nil
-	// means open ix.Root (linked worktrees included); a directory that is
-	// not a repository has no history.
+	// Repository is the repository whose history feeds recency and
+	// co-change. Nil means ix.Repository(); a plain directory has no
+	// history.
 	Repository *git.Repository
 	// ReadFile reads an indexed file by its slash-separated path. Nil
-	// means read it from ix.Root.
+	// means read it from the work tree at ix.Root, as Index.ReadFile does.
 	ReadFile func(path string) ([]byte, error)
 	// Logf receives progress and per-file problems. Nil discards them.
 	Logf func(format string, args ...any)
@@ -154,8 +155,20 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 	}
 	read := opts.ReadFile
 	if read == nil {
-		root := ix.Root
-		read = func(p string) ([]byte, error) { return os.ReadFile(filepath.Join(root, filepath.FromSlash(p))) }
+		// One os.Root for all reads: like Index.ReadFile, symbolic links
+		// are followed only inside the work tree.
+		root, err := os.OpenRoot(ix.Root)
+		if err != nil {
+			return nil, fmt.Errorf("open %s: %w", ix.Root, err)
+		}
+		defer root.Close()
+		read = func(p string) ([]byte, error) {
+			b, err := root.ReadFile(filepath.FromSlash(p))
+			if err != nil {
+				return nil, fmt.Errorf("read %s: %w", p, err)
+			}
+			return b, nil
+		}
 	}
 	par := opts.Parallelism
 	if par <= 0 {
@@ -168,8 +181,10 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 		return nil, fmt.Errorf("%w: the task and the prompt frame take %d tokens, the budget is %d; split the task with `ctxtrim split` or raise --budget", ErrTaskTooLarge, n, opts.Budget)
 	}
 
+	t0 := time.Now()
 	q := newQuery(task)
 	stats, err := scanContents(ctx, ix, q, par, read)
+	logf("scanned %d files in %v", len(ix.Files), time.Since(t0).Round(time.Millisecond))
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +202,7 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 			hist = nil
 		}
 	}
+	logf("history: %v", time.Since(t0).Round(time.Millisecond))
 	lk := newLookup(ix)
 	rk := rankFiles(&rankInput{ix: ix, q: q, lk: lk, stats: stats, hist: hist, explain: opts.Explain})
 
@@ -194,9 +210,11 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 		ix: ix, q: q, stats: stats, c: c, read: read, r: r,
 		redact: !opts.NoRedact, budget: opts.Budget,
 	}
+	logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
 	if err := p.pack(ctx, rk); err != nil {
 		return nil, err
 	}
+	logf("packed: %v", time.Since(t0).Round(time.Millisecond))
 	p.fill(sel, rk, opts.Explain)
 	return sel, nil
 }
@@ -206,21 +224,17 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 func loadHistory(ctx context.Context, ix *Index, opts *SelectOptions) (*history, error) {
 	repo := opts.Repository
 	if repo == nil {
-		if ix.Head == "" && ix.Root == "" {
-			return nil, nil
-		}
-		var err error
-		repo, err = git.PlainOpenWithOptions(ix.Root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-		if errors.Is(err, git.ErrRepositoryNotExists) {
-			return nil, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", ix.Root, err)
-		}
+		repo = ix.Repository()
+	}
+	if repo == nil {
+		return nil, nil
 	}
 	n := opts.HistoryCommits
 	if n == 0 {
 		n = defaultHistoryCommits
+	}
+	if h, ok := readHistoryCLI(ctx, ix.Root, n); ok {
+		return h, nil
 	}
 	return readHistory(ctx, repo, n)
 }

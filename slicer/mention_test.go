@@ -1,0 +1,93 @@
+package slicer
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestExtractMentions(t *testing.T) {
+	tests := []struct {
+		name string
+		task string
+		want mentions
+	}{
+		{
+			name: "go panic frame",
+			task: "panic in\n\t/home/me/src/app/internal/retry/retry.go:42 +0x1d",
+			want: mentions{
+				Paths: []pathMention{{Path: "/home/me/src/app/internal/retry/retry.go", Line: 42, Frame: true}},
+			},
+		},
+		{
+			name: "python traceback",
+			task: `File "app/models.py", line 9, in save`,
+			want: mentions{
+				Paths:  []pathMention{{Path: "app/models.py", Line: 9, Frame: true}},
+				Quotes: []string{"app/models.py"},
+			},
+		},
+		{
+			name: "quoted error and code identifiers",
+			task: "Client.Do fails with \"connection reset by peer\" in `retryBody()`",
+			want: mentions{
+				Quotes: []string{"connection reset by peer", "retryBody()"},
+			},
+		},
+		{
+			name: "path with a/ prefix and a URL",
+			task: "see a/pkg/x.go and https://github.com/o/r/blob/main/y.go",
+			want: mentions{
+				Paths: []pathMention{{Path: "pkg/x.go"}},
+			},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := extractMentions(tc.task) // identifiers: TestExtractMentionsIdents
+			if diff := cmp.Diff(tc.want.Paths, got.Paths); diff != "" {
+				t.Errorf("paths (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want.Quotes, got.Quotes); diff != "" {
+				t.Errorf("quotes (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExtractMentionsIdents(t *testing.T) {
+	got := extractMentions("Client.Do drops the body; see `newRetrier` and parse_header() but not Retry")
+	want := map[string]identMention{
+		"Client":       {Name: "Client", CodeLike: true},
+		"Do":           {Name: "Do", Scope: "Client", CodeLike: true},
+		"newRetrier":   {Name: "newRetrier", CodeLike: true},
+		"parse_header": {Name: "parse_header", CodeLike: true},
+		"Retry":        {Name: "Retry"},
+		"body":         {Name: "body"},
+	}
+	have := map[string]identMention{}
+	for _, id := range got.Idents {
+		have[id.Name] = id
+	}
+	for name, w := range want {
+		if diff := cmp.Diff(w, have[name]); diff != "" {
+			t.Errorf("ident %s (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+func FuzzExtractMentions(f *testing.F) {
+	for _, s := range []string{
+		`File "x.py", line 9`, "a.go:12:3", "`x` \"yyyy\" 'zzzz'", "../../..", "http://x.com/a.go:1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		m := extractMentions(s)
+		for _, p := range m.Paths {
+			if p.Path == "" || p.Line < 0 {
+				t.Fatalf("bad path mention %+v from %q", p, s)
+			}
+		}
+	})
+}

@@ -1,0 +1,51 @@
+package slicer
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTerms(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{"camel with acronym", "parseHTTPHeader", []string{"parse", "http", "header", "parsehttpheader"}},
+		{"snake", "max_file_size", []string{"max", "file", "size", "maxfilesize"}},
+		{"kebab splits as words", "no-redact", []string{"redact"}},
+		{"digit then capital", "utf8Reader", []string{"utf8", "reader", "utf8reader"}},
+		{"stems", "retries headers matched caching", []string{"retry", "header", "match", "cach"}},
+		{"stop words and numbers dropped", "the 503 of it", nil},
+		{"single letters dropped", "a b xY", nil},
+		{"prose and code agree", "Retry on 503 loses the request body: retryRequest", []string{"retry", "lose", "request", "body", "retry", "request", "retryrequest"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, terms(tc.in)); diff != "" {
+				t.Errorf("terms(%q) (-want +got):\n%s", tc.in, diff)
+			}
+		})
+	}
+}
+
+// FuzzTerms checks that scanning never panics and that the count scan
+// returns is the number of terms it emitted.
+func FuzzTerms(f *testing.F) {
+	for _, s := range []string{"parseHTTPHeader", "a_b_c", "ÄÖÜ x9Y", "__init__", "\x00\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var sc termScanner
+		got := 0
+		n := sc.scan([]byte(s), func(term []byte) {
+			if len(term) == 0 {
+				t.Fatalf("empty term from %q", s)
+			}
+			got++
+		})
+		if n != got {
+			t.Fatalf("scan(%q) returned %d, emitted %d", s, n, got)
+		}
+	})
+}
