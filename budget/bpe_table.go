@@ -15,29 +15,46 @@ import (
 // from the offline .tiktoken assets of github.com/pkoukk/tiktoken-go-loader
 // and never modified afterwards, so it is safe for concurrent use.
 //
-// Layout: the tokens' bytes are decoded into data; token r is
-// data[spans[r]>>32 : uint32(spans[r])]; tokens of up to shortKey bytes
-// are also packed in words[r], which is all a lookup of a short piece reads. The .tiktoken files list tokens by
-// increasing rank from 0, one per line, so the rank is the line index
-// (checked while parsing). slots is an open-addressing hash table with
-// linear probing, cut into tablePartitions partitions chosen by the top bits
-// of the token's 64-bit hash h; within its partition a token's home slot is
+// The table is keyed by the tokens' base64 text as it stands in the file, so
+// building it decodes nothing: a lookup encodes the piece instead (a few
+// nanoseconds), which moves work from every process start to the pieces
+// actually looked up. Standard padded base64 is a bijection, so comparing
+// encodings is comparing bytes.
+//
+// Layout: raw is the .tiktoken text; token r's base64 text is
+// raw[spans[r]>>32 : uint32(spans[r])]. The files list tokens by increasing
+// rank from 0, one per line, so the rank is the line index (checked while
+// parsing). Tokens of at most shortToken bytes have at most 8 base64
+// characters, packed little-endian into words[r]; a lookup of such a piece
+// reads only its slot and that word. slots is an open-addressing hash table
+// with linear probing, cut into tablePartitions partitions chosen by the top
+// bits of the key's 64-bit hash h; within its partition a key's home slot is
 // taken from the bits of h>>32, and a non-zero slot holds h>>32<<32 | rank+1.
 // Flat slices instead of a Go map with 200k string keys make the build one
 // pass over the file with no per-token allocation, and the partitions let it
-// run on several cores, each filling a partition small enough to stay in its
+// run on several cores, each filling a block small enough to stay in its
 // cache (see parseRankTable).
 type rankTable struct {
-	data      []byte
+	raw       []byte
 	spans     []uint64
-	words     []uint64 // words[r] is token r's short key (see tokenKey)
+	words     []uint64
 	slots     []uint64
 	partShift uint   // h >> partShift is the partition
 	partBits  uint   // log2 of a partition's size
 	partMask  uint64 // a partition's size - 1
+	maxLen    int    // the longest token, in bytes
 	// single[b] is the rank of the one-byte token b; every byte is a token.
 	single [256]uint32
 }
+
+// shortToken is the longest token whose base64 text (8 characters) fits in
+// a word.
+const shortToken = 6
+
+// maxKey bounds the base64 text of a token the lookup encodes on the stack;
+// tokens are at most 128 bytes (172 characters) in both encodings, longer
+// ones are rejected by parseRankTable.
+const maxKey = 256
 
 // tablePartitions is the number of hash-table partitions: a power of two
 // large enough that a partition of o200k_base's table (4 MB in all) fits in
@@ -47,7 +64,7 @@ const tablePartitions = 8
 // tables holds the lazily built rank tables, one per encoding. This is the
 // package's only package-level state: each table is immutable once built, is
 // built at most once per process (sync.OnceValues), and caching it is what
-// lets every Counter share the ~8 MB table instead of rebuilding it; no
+// lets every Counter share the ~12 MB table instead of rebuilding it; no
 // caller can observe or change it other than through timing.
 var tables = map[string]func() (*rankTable, error){
 	Cl100kBase: sync.OnceValues(func() (*rankTable, error) { return loadRankTable(Cl100kBase) }),
@@ -68,21 +85,20 @@ func loadRankTable(encoding string) (*rankTable, error) {
 	return t, nil
 }
 
-// tableSegment is the part of a .tiktoken file that one goroutine decodes.
+// tableSegment is the part of a .tiktoken file that one goroutine indexes.
 type tableSegment struct {
 	start, end int // bytes of the file
 	first      int // index of its first line
 	// lists[p] holds the slot values of its tokens in partition p.
 	lists  [tablePartitions][]uint64
 	single [256]uint32 // rank+1 of the one-byte tokens it holds
+	maxKey int         // its longest base64 text
 	err    error
 }
 
-// parseRankTable parses .tiktoken text, lines "<base64 token> <rank>", on up
-// to procs goroutines. Phase 1 cuts the text into segments of whole lines,
-// one per goroutine; each decodes its tokens into its own region of data
-// (a line's token takes less than 3/4 of the line's bytes, so regions
-// starting at 3/4 of each segment's offset never overlap), hashes them and
+// parseRankTable indexes .tiktoken text, lines "<base64 token> <rank>", on
+// up to procs goroutines. Phase 1 cuts the text into segments of whole
+// lines, one per goroutine; each hashes its keys into spans and words and
 // sorts their slot values by partition. Phase 2 fills the hash table one
 // partition per goroutine at a time, so no two goroutines write the same
 // memory and each writes within a cache-sized block.
@@ -122,7 +138,7 @@ func parseRankTable(raw []byte, procs int) (*rankTable, error) {
 	}
 	size := max(uint64(1)<<bits.Len(uint(2*n)), 2*tablePartitions)
 	t := &rankTable{
-		data:  make([]byte, len(raw)),
+		raw:   raw,
 		spans: make([]uint64, n),
 		words: make([]uint64, n),
 		slots: make([]uint64, size),
@@ -134,12 +150,13 @@ func parseRankTable(raw []byte, procs int) (*rankTable, error) {
 	var wg sync.WaitGroup
 	for k := range segs {
 		seg := &segs[k]
-		wg.Go(func() { seg.err = t.decodeSegment(raw, seg) })
+		wg.Go(func() { seg.err = t.indexSegment(seg) })
 	}
 	wg.Wait()
 	for i := range t.single {
 		t.single[i] = ^uint32(0)
 	}
+	longest := 0
 	for k := range segs {
 		if segs[k].err != nil {
 			return nil, segs[k].err
@@ -149,12 +166,17 @@ func parseRankTable(raw []byte, procs int) (*rankTable, error) {
 				t.single[b] = r - 1
 			}
 		}
+		longest = max(longest, segs[k].maxKey)
 	}
 	for b, r := range t.single {
 		if r == ^uint32(0) {
 			return nil, fmt.Errorf("byte %#x has no rank", b)
 		}
 	}
+	if longest > maxKey {
+		return nil, fmt.Errorf("a token has %d base64 characters, more than %d", longest, maxKey)
+	}
+	t.maxLen = longest / 4 * 3
 
 	var next atomic.Int64
 	for range procs {
@@ -182,56 +204,19 @@ func parseRankTable(raw []byte, procs int) (*rankTable, error) {
 	return t, nil
 }
 
-// decodeSegment decodes the lines of raw[seg.start:seg.end] into t.data
-// from offset seg.start*3/4 and fills their spans and seg's lists.
-func (t *rankTable) decodeSegment(raw []byte, seg *tableSegment) error {
-	src := raw[seg.start:seg.end]
-	w := seg.start * 3 / 4
-	limit := seg.end * 3 / 4
-	if seg.end == len(raw) {
-		limit = len(t.data)
-	}
-	dst := t.data[:limit]
+// indexSegment indexes the lines of raw[seg.start:seg.end]: their spans,
+// words, slot values and one-byte tokens.
+func (t *rankTable) indexSegment(seg *tableSegment) error {
+	src := t.raw[:seg.end]
 	line := seg.first
-	i := 0
-	for i < len(src) {
-		start := w
-		// Base64 groups up to the space.
-		for {
-			if i+4 > len(src) || w+3 > len(dst) {
-				return fmt.Errorf("line %d: truncated", line+1)
-			}
-			a, b, c, d := b64[src[i]], b64[src[i+1]], b64[src[i+2]], b64[src[i+3]]
-			if (a|b|c|d)&0xc0 == 0 {
-				v := uint32(a)<<18 | uint32(b)<<12 | uint32(c)<<6 | uint32(d)
-				dst[w], dst[w+1], dst[w+2] = byte(v>>16), byte(v>>8), byte(v)
-				w += 3
-				i += 4
-				if i < len(src) && src[i] == ' ' {
-					break
-				}
-				continue
-			}
-			// A last group with padding: "xx==" or "xxx=".
-			if src[i+3] != '=' || (a|b)&0xc0 != 0 {
-				return fmt.Errorf("line %d: bad base64", line+1)
-			}
-			v := uint32(a)<<18 | uint32(b)<<12
-			dst[w] = byte(v >> 16)
-			w++
-			if src[i+2] != '=' {
-				if c&0xc0 != 0 {
-					return fmt.Errorf("line %d: bad base64", line+1)
-				}
-				v |= uint32(c) << 6
-				dst[w] = byte(v >> 8)
-				w++
-			}
-			i += 4
-			if i >= len(src) || src[i] != ' ' {
-				return fmt.Errorf("line %d: bad base64", line+1)
-			}
-			break
+	for i := seg.start; i < len(src); line++ {
+		start := i
+		for i < len(src) && src[i] != ' ' {
+			i++
+		}
+		key := src[start:i]
+		if len(key) == 0 || len(key)%4 != 0 || i == len(src) {
+			return fmt.Errorf("line %d: bad base64 key %q", line+1, key)
 		}
 		i++ // the space
 		rank, digits := 0, 0
@@ -247,26 +232,57 @@ func (t *rankTable) decodeSegment(raw []byte, seg *tableSegment) error {
 		if digits == 0 || rank != line {
 			return fmt.Errorf("line %d: rank %d, want %d (ranks must be the line index)", line+1, rank, line)
 		}
-		tok := dst[start:w]
-		if len(tok) == 1 {
-			seg.single[tok[0]] = uint32(rank) + 1
+		var h uint64
+		if len(key) <= 8 {
+			var w uint64
+			for j := len(key) - 1; j >= 0; j-- {
+				w = w<<8 | uint64(key[j])
+			}
+			t.words[line] = w
+			h = hashWord(w)
+			if len(key) == 4 && key[2] == '=' && key[3] == '=' {
+				a, b := b64[key[0]], b64[key[1]]
+				if (a|b)&0xc0 != 0 {
+					return fmt.Errorf("line %d: bad base64 key %q", line+1, key)
+				}
+				seg.single[a<<2|b>>4] = uint32(rank) + 1
+			}
+		} else {
+			h = hashKey(key)
 		}
-		h, key := tokenKey(tok)
-		t.words[line] = key
+		seg.maxKey = max(seg.maxKey, len(key))
 		p := h >> t.partShift
 		seg.lists[p] = append(seg.lists[p], h>>32<<32|uint64(rank+1))
-		t.spans[line] = uint64(start)<<32 | uint64(w)
-		line++
+		t.spans[line] = uint64(start)<<32 | uint64(start+len(key))
 	}
 	return nil
 }
 
 // rank returns the rank of the token whose bytes are s.
 func (t *rankTable) rank(s string) (int, bool) {
-	if len(s) == 1 {
+	switch {
+	case len(s) == 1:
 		return int(t.single[s[0]]), true
+	case len(s) <= shortToken:
+		w := base64Word(s)
+		h := hashWord(w)
+		tag := h >> 32
+		base := (h >> t.partShift) << t.partBits
+		for i := tag & t.partMask; ; i = (i + 1) & t.partMask {
+			v := t.slots[base+i]
+			if v == 0 {
+				return 0, false
+			}
+			if v>>32 == tag && t.words[uint32(v)-1] == w {
+				return int(uint32(v) - 1), true
+			}
+		}
+	case len(s) > t.maxLen:
+		return 0, false
 	}
-	h, w := tokenKey(s)
+	var buf [maxKey]byte
+	key := base64Encode(buf[:0], s)
+	h := hashKey(key)
 	tag := h >> 32
 	base := (h >> t.partShift) << t.partBits
 	for i := tag & t.partMask; ; i = (i + 1) & t.partMask {
@@ -274,34 +290,76 @@ func (t *rankTable) rank(s string) (int, bool) {
 		if v == 0 {
 			return 0, false
 		}
-		if v>>32 != tag {
-			continue
-		}
-		r := uint32(v) - 1
-		if w != 0 {
-			if t.words[r] == w {
+		if v>>32 == tag {
+			r := uint32(v) - 1
+			sp := t.spans[r]
+			if string(t.raw[sp>>32:uint32(sp)]) == string(key) {
 				return int(r), true
 			}
-			continue
-		}
-		sp := t.spans[r]
-		if string(t.data[sp>>32:uint32(sp)]) == s {
-			return int(r), true
 		}
 	}
 }
 
+const b64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
 // b64 maps a standard base64 character to its 6-bit value, 0xff otherwise.
 var b64 = func() (t [256]byte) {
-	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 	for i := range t {
 		t[i] = 0xff
 	}
-	for i := range len(alphabet) {
-		t[alphabet[i]] = byte(i)
+	for i := range len(b64Alphabet) {
+		t[b64Alphabet[i]] = byte(i)
 	}
 	return t
 }()
+
+// base64Word returns the padded standard base64 text of s (at most
+// shortToken bytes) packed little-endian into a word, as a line of a
+// .tiktoken file holds it.
+func base64Word(s string) uint64 {
+	var w uint64
+	shift := 0
+	for len(s) > 0 {
+		var v uint32
+		n := min(len(s), 3)
+		for j := range 3 {
+			v <<= 8
+			if j < n {
+				v |= uint32(s[j])
+			}
+		}
+		w |= uint64(b64Alphabet[v>>18&63])<<shift | uint64(b64Alphabet[v>>12&63])<<(shift+8)
+		c, d := uint64('='), uint64('=')
+		if n > 1 {
+			c = uint64(b64Alphabet[v>>6&63])
+		}
+		if n > 2 {
+			d = uint64(b64Alphabet[v&63])
+		}
+		w |= c<<(shift+16) | d<<(shift+24)
+		shift += 32
+		s = s[n:]
+	}
+	return w
+}
+
+// base64Encode appends the padded standard base64 text of s to dst.
+func base64Encode(dst []byte, s string) []byte {
+	for len(s) >= 3 {
+		v := uint32(s[0])<<16 | uint32(s[1])<<8 | uint32(s[2])
+		dst = append(dst, b64Alphabet[v>>18&63], b64Alphabet[v>>12&63], b64Alphabet[v>>6&63], b64Alphabet[v&63])
+		s = s[3:]
+	}
+	switch len(s) {
+	case 1:
+		v := uint32(s[0]) << 16
+		dst = append(dst, b64Alphabet[v>>18&63], b64Alphabet[v>>12&63], '=', '=')
+	case 2:
+		v := uint32(s[0])<<16 | uint32(s[1])<<8
+		dst = append(dst, b64Alphabet[v>>18&63], b64Alphabet[v>>12&63], b64Alphabet[v>>6&63], '=')
+	}
+	return dst
+}
 
 // Hash constants (from wyhash); any odd 64-bit multipliers with good bit
 // mixing would do: the table only needs a deterministic, well-spread hash.
@@ -316,30 +374,21 @@ func mix(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-// shortKey is the longest token length that tokenKey packs into a word.
-const shortKey = 7
+// hashWord hashes a key of at most 8 characters packed into a word.
+func hashWord(w uint64) uint64 { return mix(w^hashK0, hashK1) }
 
-// tokenKey returns the hash of a token's bytes and, for tokens of at most
-// shortKey bytes, the bytes packed little-endian with the length in the top
-// byte (a word that equals another only for equal bytes); 0 for longer ones.
-func tokenKey[T ~string | ~[]byte](s T) (h, w uint64) {
-	if len(s) <= shortKey {
-		for i := len(s) - 1; i >= 0; i-- {
-			w = w<<8 | uint64(s[i])
-		}
-		w |= uint64(len(s)) << 56
-		return mix(w^hashK0, hashK1), w
-	}
-	h = uint64(len(s)) ^ hashK0
-	for len(s) >= 8 {
-		x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+// hashKey hashes a key longer than 8 characters.
+func hashKey(k []byte) uint64 {
+	h := uint64(len(k)) ^ hashK0
+	for len(k) >= 8 {
+		x := uint64(k[0]) | uint64(k[1])<<8 | uint64(k[2])<<16 | uint64(k[3])<<24 |
+			uint64(k[4])<<32 | uint64(k[5])<<40 | uint64(k[6])<<48 | uint64(k[7])<<56
 		h = mix(h^x, hashK1)
-		s = s[8:]
+		k = k[8:]
 	}
 	var x uint64
-	for i := len(s) - 1; i >= 0; i-- {
-		x = x<<8 | uint64(s[i])
+	for i := len(k) - 1; i >= 0; i-- {
+		x = x<<8 | uint64(k[i])
 	}
-	return mix(h^x^hashK2, hashK1), 0
+	return mix(h^x^hashK2, hashK1)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -570,9 +571,9 @@ func TestParseRankTableErrors(t *testing.T) {
 		name, in, want string
 	}{
 		{"empty", "", "no ranks"},
-		{"no space", "IQ==0\n", "bad base64"},
+		{"no space", "IQ==0\n", "bad base64 key"},
 		{"rank order", "IQ== 1\n", "rank 1, want 0"},
-		{"bad base64", "I*== 0\n", "bad base64"},
+		{"bad base64", "I*= 0\n", "bad base64 key"},
 		{"missing bytes", "IQ== 0\nIg== 1\n", "has no rank"},
 	}
 	for _, tc := range tests {
@@ -584,5 +585,29 @@ func TestParseRankTableErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestBase64Keys checks the lookup's base64 encoders against encoding/base64.
+func TestBase64Keys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		b := make([]byte, rng.IntN(20))
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		want := base64.StdEncoding.EncodeToString(b)
+		if got := string(base64Encode(nil, string(b))); got != want {
+			t.Fatalf("base64Encode(%q) = %q, want %q", b, got, want)
+		}
+		if len(b) <= shortToken {
+			var w uint64
+			for i := len(want) - 1; i >= 0; i-- {
+				w = w<<8 | uint64(want[i])
+			}
+			if got := base64Word(string(b)); got != w {
+				t.Fatalf("base64Word(%q) = %#x, want %#x (%q)", b, got, w, want)
+			}
+		}
 	}
 }
