@@ -40,16 +40,15 @@ var scopeKinds = map[string]bool{
 // with no grammar both results are nil and the error is nil. A file that
 // does not parse cleanly still yields what tree-sitter recovered.
 //
-// Definitions builds and closes its own parser and queries; it is safe for
-// concurrent use. Index construction uses a per-worker extractor instead.
+// Definitions builds and closes its own parser; the compiled queries are
+// shared (see queryCache). It is safe for concurrent use. Index
+// construction uses a long-lived extractor per worker instead.
 func Definitions(path string, src []byte) ([]Symbol, []string, error) {
 	lang := detectLang(path, src)
 	if lang == "" {
 		return nil, nil, nil
 	}
-	qc := newQueryCache()
-	defer qc.close()
-	x := newExtractor(qc)
+	x := newExtractor(compiled)
 	defer x.close()
 	return x.extract(context.Background(), lang, src)
 }
@@ -68,11 +67,19 @@ type compiledLang struct {
 // queryCache compiles each language's queries on first use: compiling is
 // slow for large grammars (Swift's takes most of a second) and most
 // repositories use two or three languages. It is safe for concurrent use.
+//
+// There is one, compiled: the package's only package-level variable. It is
+// derived data, like a compiled regexp: immutable once built, holding no
+// configuration, and too slow to rebuild per Definitions call. Its queries
+// live as long as the process and are therefore never closed; every
+// parser, tree and cursor still is.
 type queryCache struct {
 	mu    sync.Mutex
 	langs map[string]*compiledLang
 	errs  map[string]error
 }
+
+var compiled = newQueryCache()
 
 func newQueryCache() *queryCache {
 	return &queryCache{langs: map[string]*compiledLang{}, errs: map[string]error{}}
@@ -95,17 +102,6 @@ func (qc *queryCache) get(name string) (*compiledLang, error) {
 	}
 	qc.langs[name] = cl
 	return cl, nil
-}
-
-// close frees every compiled query.
-func (qc *queryCache) close() {
-	qc.mu.Lock()
-	defer qc.mu.Unlock()
-	for _, cl := range qc.langs {
-		cl.defs.Close()
-		cl.refs.Close()
-	}
-	clear(qc.langs)
 }
 
 func compileLang(name string) (*compiledLang, error) {

@@ -679,9 +679,6 @@ func (b *builder) extractAll(ctx context.Context) error {
 	}
 	n = min(n, max(1, len(b.cands)))
 
-	qc := newQueryCache()
-	defer qc.close()
-
 	results := make([]result, len(b.cands))
 	var next, done atomic.Int64
 	var progMu sync.Mutex
@@ -689,7 +686,7 @@ func (b *builder) extractAll(ctx context.Context) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for range n {
 		g.Go(func() error {
-			w := &worker{b: b, cache: c, x: newExtractor(qc)}
+			w := &worker{b: b, cache: c, x: newExtractor(compiled)}
 			defer w.close()
 			for {
 				i := int(next.Add(1) - 1)
