@@ -245,6 +245,7 @@ func TestCodexPipe(t *testing.T) {
 	})
 
 	// 4. Through ctxtrim with the right budget, the request fits.
+	var fitSession string
 	t.Run("trimmed succeeds", func(t *testing.T) {
 		r, recs := codexRun(t, "echo "+q(task)+" | "+q(ctxtrim)+" -budget "+fmt.Sprint(budgetTokens)+" | "+q(codex)+" exec -")
 		if r.code != 0 || !strings.Contains(r.stdout, "STUB-OK") {
@@ -255,6 +256,36 @@ func TestCodexPipe(t *testing.T) {
 		}
 		if len(recs) > 0 && !strings.Contains(recs[0].LastUserText, "retry/retry.go") {
 			t.Errorf("the prompt lacks retry/retry.go, the file the task is about")
+		}
+		if m := sessionIDRE.FindStringSubmatch(r.stderr); m != nil {
+			fitSession = m[1]
+		}
+	})
+
+	// 4b. Why the auto-compaction limit is in the budget: a first turn that
+	// fits the window but passes model_auto_compact_token_limit makes Codex
+	// compact the conversation (one more model request, and the context
+	// replaced by a summary) before it answers the next turn.
+	t.Run("auto-compaction limit", func(t *testing.T) {
+		over := codexWindow - codexReserve - fixed - codexMargin // ignores the limit
+		r, recs := codexRun(t, "echo "+q(task)+" | "+q(ctxtrim)+" -budget "+fmt.Sprint(over)+" | "+q(codex)+" exec -")
+		m := sessionIDRE.FindStringSubmatch(r.stderr)
+		if r.code != 0 || m == nil || len(recs) != 1 || recs[0].Tokens <= codexAutoCompact {
+			t.Fatalf("want one request between the auto-compaction limit and the window: %s\nrequests: %s", r, summarize(recs))
+		}
+		followUp := " 'Thanks. Anything else?' </dev/null"
+		r, recs = codexRun(t, q(codex)+" exec resume "+m[1]+followUp)
+		t.Logf("resume after a turn over the limit: exit %d, requests %s; first: tools %d, items %s",
+			r.code, summarize(recs), recs[0].Tools, itemsText(recs[0].Items))
+		if r.code != 0 || len(recs) != 2 || recs[0].Tools != 0 {
+			t.Errorf("want a compaction request (no tools) before the answer")
+		}
+		if fitSession == "" {
+			t.Skip("no session from the trimmed run to compare with")
+		}
+		r, recs = codexRun(t, q(codex)+" exec resume "+fitSession+followUp)
+		if r.code != 0 || len(recs) != 1 {
+			t.Errorf("resume after a turn within the limit: want one request, got %s", summarize(recs))
 		}
 	})
 
