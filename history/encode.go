@@ -38,6 +38,12 @@ func (c *Conversation) bytes() ([]byte, error) {
 		}
 		out = b
 	}
+	if c.indent != "" {
+		var b bytes.Buffer
+		if err := json.Indent(&b, out, "", c.indent); err == nil {
+			out = b.Bytes()
+		}
+	}
 	if nl {
 		out = append(out, '\n')
 	}

@@ -207,6 +207,9 @@ func checkPruned(t *testing.T, in *Conversation, src []byte, res *Result, limit 
 	if err != nil {
 		t.Fatalf("output does not parse: %v\n%s", err, clip(out))
 	}
+	if re.indent != in.indent {
+		t.Fatalf("output indentation %q, input %q", re.indent, in.indent)
+	}
 	if got := Tokens(re, counter(t)); got > limit || got != res.After {
 		t.Fatalf("output has %d tokens (Result.After %d), budget %d", got, res.After, limit)
 	}

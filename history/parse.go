@@ -51,6 +51,11 @@ type Conversation struct {
 	fixed    []string        // text the model sees once per request: system, instructions
 	tools    json.RawMessage // tool schemas, counted once
 
+	// indent is the input's indentation unit when the input is exactly
+	// json.Indent's rendering of itself with it; the output is then
+	// indented the same way.
+	indent string
+
 	// shapeRollout
 	lines       [][]byte // input lines without their "\n"
 	histStart   int      // first line after the last compacted record (0 without one)
@@ -89,6 +94,18 @@ func (c *Conversation) Format() Format { return c.format }
 
 // Len reports the number of messages or items that the model sees.
 func (c *Conversation) Len() int { return len(c.items) }
+
+// Items returns the messages or items the model sees, in order, as JSON (for
+// a Codex rollout: the rebuilt history's response items). A request builder
+// that holds its messages in memory can decode them back into its own types.
+// The slices must not be modified.
+func (c *Conversation) Items() []json.RawMessage {
+	out := make([]json.RawMessage, len(c.items))
+	for i, it := range c.items {
+		out[i] = it.raw
+	}
+	return out
+}
 
 // Parse reads a conversation and detects its format: a Codex rollout
 // (JSONL whose records have "type" and "payload"), a request body with
@@ -135,6 +152,42 @@ func parse(src []byte, f Format) (*Conversation, error) {
 	if f == FormatCodex || (f == "" && looksLikeRollout(trimmed)) {
 		return parseRollout(src)
 	}
+	c, err := parseJSON(src, trimmed, f)
+	if err != nil {
+		return nil, err
+	}
+	c.indent = indentOf(src)
+	return c, nil
+}
+
+// indentOf returns the indentation unit of a JSON document that is exactly
+// what json.Indent makes of it (as Python's json.dump(indent=N) writes), or
+// "" when it is not.
+func indentOf(src []byte) string {
+	nl := bytes.IndexByte(src, '\n')
+	if nl < 0 || nl+1 >= len(src) {
+		return ""
+	}
+	rest := src[nl+1:]
+	unit := rest[:len(rest)-len(bytes.TrimLeft(rest, " \t"))]
+	if len(unit) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, src) != nil {
+		return ""
+	}
+	var ind bytes.Buffer
+	if json.Indent(&ind, b.Bytes(), "", string(unit)) != nil {
+		return ""
+	}
+	if !bytes.Equal(bytes.TrimRight(src, "\n"), ind.Bytes()) {
+		return ""
+	}
+	return string(unit)
+}
+
+func parseJSON(src, trimmed []byte, f Format) (*Conversation, error) {
 	switch trimmed[0] {
 	case '[':
 		elems, err := parseArray(trimmed)
