@@ -3,6 +3,7 @@ package budget
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -82,6 +83,9 @@ func Fit(text string, c Counter, budget int, opts *FitOptions) (FitResult, error
 	if !utf8.ValidString(text) {
 		return FitResult{}, errors.New("text is not valid UTF-8")
 	}
+	if s, ok := c.(scaledCounter); ok {
+		return fitScaled(text, s, budget, opts)
+	}
 	total := c.Count(text)
 	if total <= budget {
 		return FitResult{Text: text, Tokens: total, InputTokens: total}, nil
@@ -133,6 +137,25 @@ func Fit(text string, c Counter, budget int, opts *FitOptions) (FitResult, error
 		}
 		f.shrink(r.Tokens - budget)
 	}
+}
+
+// fitScaled fits with the unscaled counter: ceil(n × f) ≤ budget exactly
+// when n ≤ ⌊budget / f⌋, and unscaled line counts add up without the
+// rounding of every line that scaled ones would carry. Token figures in the
+// marker are those of the unscaled encoding; the result's fields are scaled.
+func fitScaled(text string, s scaledCounter, budget int, opts *FitOptions) (FitResult, error) {
+	base := int(math.Floor(float64(budget)/s.factor + 1e-9))
+	for base > 0 && s.countOf(base) > budget { // guard against rounding
+		base--
+	}
+	r, err := Fit(text, s.c, base, opts)
+	if err != nil {
+		return r, err
+	}
+	r.Tokens = s.Count(r.Text)
+	r.InputTokens = s.countOf(r.InputTokens)
+	r.DroppedTokens = s.countOf(r.DroppedTokens)
+	return r, nil
 }
 
 // fitter holds the state of one Fit: whole lines [0,h) are kept at the head,

@@ -370,8 +370,10 @@ type scaledCounter struct {
 	factor float64
 }
 
-func (s scaledCounter) Count(text string) int {
-	n := s.c.Count(text)
+func (s scaledCounter) Count(text string) int { return s.countOf(s.c.Count(text)) }
+
+// countOf scales an unscaled count n.
+func (s scaledCounter) countOf(n int) int {
 	// The epsilon keeps an exact product (e.g. 100 × 1.2) from rounding
 	// up to the next integer because of binary floating point.
 	return int(math.Ceil(float64(n)*s.factor - 1e-9))
