@@ -63,10 +63,16 @@ var refPatterns = map[string]string{
 	}, "|"),
 }
 
+// refRegexps are the compiled refPatterns.
+var refRegexps = map[string]func() *regexp2.Regexp{
+	Cl100kBase: sync.OnceValue(func() *regexp2.Regexp { return regexp2.MustCompile(refPatterns[Cl100kBase], regexp2.None) }),
+	O200kBase:  sync.OnceValue(func() *regexp2.Regexp { return regexp2.MustCompile(refPatterns[O200kBase], regexp2.None) }),
+}
+
 // refPieces splits valid UTF-8 text with regexp2, as tiktoken-go does.
 func refPieces(tb testing.TB, encoding, s string) []string {
 	tb.Helper()
-	re := regexp2.MustCompile(refPatterns[encoding], regexp2.None)
+	re := refRegexps[encoding]()
 	runes := []rune(s)
 	var out []string
 	m, err := re.FindRunesMatch(runes)
@@ -607,6 +613,28 @@ func TestBase64Keys(t *testing.T) {
 			}
 			if got := base64Word(string(b)); got != w {
 				t.Fatalf("base64Word(%q) = %#x, want %#x (%q)", b, got, w, want)
+			}
+		}
+	}
+}
+
+// TestPiecesRandom compares the pieces with regexp2's on random strings
+// over an alphabet that exercises every class of the split patterns: upper,
+// lower, title-case, modifier and other letters, marks, digits, kinds of
+// whitespace, apostrophes and contraction letters, punctuation, '/'.
+func TestPiecesRandom(t *testing.T) {
+	alphabet := []string{"a", "B", "'", "s", "L", "l", "D", "re", " ", "  ", "\t", "\n", "\r", "\r\n", "1", "٣",
+		"中", "\u0301", "ʰ", "ǅ", "/", ".", "🙂", "\u00a0", "\u3000", "\u0085", "Σ", "ß"}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, enc := range testEncodings {
+		for range 3000 {
+			var b strings.Builder
+			for range rng.IntN(24) {
+				b.WriteString(alphabet[rng.IntN(len(alphabet))])
+			}
+			s := b.String()
+			if diff := cmp.Diff(refPieces(t, enc, s), fastPieces(enc, s)); diff != "" {
+				t.Fatalf("%s pieces of %q (-regexp2 +fast):\n%s", enc, s, diff)
 			}
 		}
 	}
