@@ -211,7 +211,10 @@ func (s *splitter) countText(t string) int {
 }
 
 // chunks expands every unit into chunks that fit capacity payload tokens.
-func (s *splitter) chunks(capacity int) ([]chunk, error) {
+// With fine set, a unit that fits whole is cut one level further anyway
+// (diff hunks, paragraphs), so that balancing may cut inside it when that
+// evens the parts out by more than the boundary's penalty.
+func (s *splitter) chunks(capacity int, fine bool) ([]chunk, error) {
 	per := make([][]chunk, len(s.units))
 	g, ctx := errgroup.WithContext(s.ctx)
 	g.SetLimit(s.par)
@@ -220,7 +223,7 @@ func (s *splitter) chunks(capacity int) ([]chunk, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			e := expander{s: s, ui: i, u: &s.units[i], capacity: capacity}
+			e := expander{s: s, ui: i, u: &s.units[i], capacity: capacity, fine: fine}
 			pen := 0.0
 			if i > 0 {
 				pen = unitPenalty(s.units[i-1], s.units[i])
@@ -246,6 +249,7 @@ type expander struct {
 	ui       int
 	u        *unit
 	capacity int
+	fine     bool // cut units that fit one level further
 	out      []chunk
 	err      error // first reason the unit cannot be cut to fit
 	starts   []int // line starts of the unit's source, built on first use
@@ -286,10 +290,21 @@ func (e *expander) unit(pen float64) {
 	u := e.u
 	switch u.kind {
 	case unitText:
-		e.span(u.start, u.end, pen, -1, 0, 0, []cutter{e.sections, e.paragraphs, e.lines})
+		levels := []cutter{e.sections, e.paragraphs, e.lines}
+		if e.fine && e.s.count(u.src, u.start, u.end) <= e.capacity {
+			levels = []cutter{e.paragraphs}
+			e.cutSpan(u.start, u.end, pen, 0, levels)
+			return
+		}
+		e.span(u.start, u.end, pen, -1, 0, 0, levels)
 	case unitFile:
 		levels := []cutter{e.definitions, e.paragraphs, e.lines}
-		e.span(u.start, u.end, pen, -1, e.s.countText(fileHeader(u.name)), 0, levels)
+		head := e.s.countText(fileHeader(u.name))
+		if e.fine && e.s.count(u.src, u.start, u.end)+head <= e.capacity {
+			e.cutSpan(u.start, u.end, pen, head, []cutter{e.paragraphs})
+		} else {
+			e.span(u.start, u.end, pen, -1, head, 0, levels)
+		}
 		if u.end > u.start && !strings.HasSuffix(e.s.text(u), "\n") && len(e.out) > 0 {
 			e.out[len(e.out)-1].tokens++ // the synthetic final newline
 		}
@@ -299,7 +314,7 @@ func (e *expander) unit(pen float64) {
 		}
 	case unitDiffFile:
 		t := e.s.count(u.src, u.start, u.end)
-		if t <= e.capacity || len(u.hunks) == 0 {
+		if t <= e.capacity && (!e.fine || len(u.hunks) < 2) || len(u.hunks) == 0 {
 			e.span(u.start, u.end, pen, -1, 0, 0, []cutter{e.lines})
 			return
 		}
@@ -366,6 +381,24 @@ func (e *expander) span(a, b int, pen float64, hi, head, lead int, levels []cutt
 		return
 	}
 	e.fragments(a, b, pen, hi, head, lead)
+}
+
+// cutSpan cuts [a, b), which fits whole, at the first level offering
+// cuts, and emits the pieces (each cut further only if it must be).
+func (e *expander) cutSpan(a, b int, pen float64, head int, levels []cutter) {
+	for _, level := range levels {
+		if cuts := level(a, b); len(cuts) > 0 {
+			prev, prevPen := a, pen
+			for _, c := range cuts {
+				e.span(prev, c.pos, prevPen, -1, head, 0, []cutter{e.lines})
+				head = 0
+				prev, prevPen = c.pos, c.pen
+			}
+			e.span(prev, b, prevPen, -1, head, 0, []cutter{e.lines})
+			return
+		}
+	}
+	e.span(a, b, pen, -1, head, 0, nil)
 }
 
 // fragments cuts [a, b), which has no finer boundary, into pieces that fit

@@ -44,11 +44,20 @@ func (s *splitter) run() (*Result, error) {
 			return nil, fmt.Errorf("%w: the instructions and part header take %d of the %d-token budget, leaving no room for input (%d tokens short)",
 				ErrNoFit, over+margin, budget, over+margin-budget+1)
 		}
-		ch, err = s.chunks(capacity)
+		// The number of parts comes from whole units (coarse chunks); the
+		// cuts are chosen among fine chunks, so a part may end inside a
+		// file that fits when that balances the parts.
+		coarse, err := s.chunks(capacity, false)
 		if err != nil {
 			return nil, err
 		}
-		starts = partition(ch, capacity)
+		nCoarse := len(partition(coarse, capacity, 0))
+		ch, err = s.chunks(capacity, true)
+		if err != nil {
+			return nil, err
+		}
+		starts = partition(ch, capacity, nCoarse)
+		s.logf("split: round %d: capacity %d, %d coarse chunks need %d parts, %d fine chunks give %d", round, capacity, len(coarse), nCoarse, len(ch), len(starts))
 		got := len(starts)
 		if s.opts.MaxParts > 0 && got > s.opts.MaxParts {
 			total := 0

@@ -31,13 +31,17 @@
 //     the boundary before it (see the penalty constants).
 //  3. Count. n, the fewest parts that can hold the chunks in order, is found
 //     greedily (farthest reach from every chunk, computed backwards), which
-//     also tells, for every chunk, how many parts its suffix needs.
-//  4. Balance. Parts are cut one after another: part i aims at an equal
-//     share of the remaining tokens, and among the cut points that fit and
-//     still let the rest finish in n-i parts, the one minimising
-//     |deviation from the share|/capacity + boundary penalty wins. So cuts
-//     snap to directory and file boundaries when that costs little balance,
-//     and a small edit to one file moves cut points only near that file.
+//     also tells, for every chunk, how many parts its suffix needs. n is
+//     counted on whole units; the cuts are then chosen among finer chunks
+//     (units that fit are cut one level further too), so a part may end
+//     inside a file when that evens the parts out.
+//  4. Balance. A dynamic programme picks the n parts that minimise, summed
+//     over parts, balanceWeight·((tokens−mean)/capacity)² plus the penalty
+//     of the boundary each part ends on. Only states (parts used, chunks
+//     covered) that can still finish in n parts are visited, a narrow band,
+//     so this costs about chunks × band × chunks per part. Cuts snap to
+//     directory and file boundaries when that costs little balance, and a
+//     small edit to one file moves few others to another part.
 //  5. Render and check. Every part is rendered and counted exactly. Chunk
 //     counts are summed per piece, so the sum can differ from the count of
 //     the joined text by a few tokens; if a part comes out over the budget,
