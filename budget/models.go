@@ -293,8 +293,9 @@ func (t *Table) lookupExact(name string) (int, bool) {
 // Name decorations stripped before matching, in order.
 var (
 	// Provider and router prefixes: "openai/gpt-4o", "models/gemini-2.5-pro",
-	// "accounts/fireworks/models/…", "anthropic.claude-…" (Bedrock).
-	providerPrefix = regexp.MustCompile(`^(?:.*/|(?:us\.|eu\.|apac\.)?anthropic\.)`)
+	// "accounts/fireworks/models/…", Bedrock's "anthropic.claude-…" with an
+	// optional region or "global." profile prefix.
+	providerPrefix = regexp.MustCompile(`^(?:.*/|(?:[a-z]{2,6}\.)?anthropic\.)`)
 	// Version suffixes: "-2024-08-06", "-20250929", "@20250929", "-v1:0",
 	// "-latest", "-preview-05-06", "-2411", "-001", "-exp".
 	versionSuffix = regexp.MustCompile(`(?:[-@](?:\d{4}-\d{2}-\d{2}|\d{8}|\d{4}|\d{3}|\d{2}|latest|preview|exp|v\d+(?::\d+)?))+$`)
