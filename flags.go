@@ -94,10 +94,13 @@ type budgetPlan struct {
 }
 
 // resolve applies flags > config (.ctxtrim.toml at repoDir's repo root, then
-// the user file) > defaults, and returns an exact counter, the input token
-// limit, and a note such as "estimate: claude counts are o200k_base × 1.35"
-// (empty when exact). Its errors are usage errors (exitUsage): unknown
-// model, absurd or contradictory values, malformed configuration.
+// the user file) > defaults, and returns the counter (exact for tiktoken
+// models; the encoding's count × the family factor, rounded up, for the
+// others), the input token limit (window − reserve − margin, or -budget),
+// and a note such as "estimate: claude counts are o200k_base × 1.35" (empty
+// when exact). Its errors are usage errors (exitUsage): unknown model,
+// absurd or contradictory values, malformed configuration, an -from-error
+// text that is not an overflow error.
 func (b *budgetFlags) resolve(repoDir string) (c budget.Counter, limit int, note string, err error) {
 	p, err := b.plan(repoDir, true)
 	if err != nil {
