@@ -222,7 +222,14 @@ func checkPruned(t *testing.T, in *Conversation, src []byte, res *Result, limit 
 	if d := cmp.Diff(sysRaws(in), sysRaws(re)); d != "" {
 		t.Fatalf("system/developer items changed (-in +out):\n%s", d)
 	}
-	// The output is an ordered subset of the input, plus at most one notice.
+	// The output is an ordered subset of the input, plus at most one notice;
+	// items Prune did not edit keep their bytes.
+	edited := map[int]bool{}
+	for _, r := range res.Removed {
+		if r.Step != StepDrop {
+			edited[r.Item] = true
+		}
+	}
 	notices, j := 0, 0
 	for _, it := range re.items {
 		if isNotice(it) {
@@ -235,18 +242,16 @@ func checkPruned(t *testing.T, in *Conversation, src []byte, res *Result, limit 
 			}
 		}
 		// Match the same item byte for byte if it is there, else the first
-		// item of the same shape (an edited one).
+		// edited item of the same shape (a merged notice edits one too).
 		first := -1
-		for k := j; k < len(in.items); k++ {
-			if sig(in.items[k]) != sig(it) {
-				continue
-			}
-			if first < 0 {
+		for k := j; k < len(in.items) && first < 0; k++ {
+			if sig(in.items[k]) == sig(it) && bytes.Equal(in.items[k].raw, it.raw) {
 				first = k
 			}
-			if bytes.Equal(in.items[k].raw, it.raw) {
+		}
+		for k := j; k < len(in.items) && first < 0; k++ {
+			if sig(in.items[k]) == sig(it) && (edited[k] || isNotice(it)) {
 				first = k
-				break
 			}
 		}
 		if first >= 0 {
@@ -256,6 +261,9 @@ func checkPruned(t *testing.T, in *Conversation, src []byte, res *Result, limit 
 		}
 		if j == len(in.items) {
 			t.Fatalf("output item %s is not in the input, in order", clip(it.raw))
+		}
+		if !edited[j] && !isNotice(it) && !bytes.Equal(it.raw, in.items[j].raw) {
+			t.Fatalf("item %d changed although Prune reports no edit of it:\n%s\n%s", j, clip(in.items[j].raw), clip(it.raw))
 		}
 		// Reasoning and thinking are kept unmodified.
 		if it.reas && !bytes.Equal(it.raw, in.items[j].raw) {

@@ -20,8 +20,11 @@ const (
 	FormatCodex     Format = "codex"     // Codex CLI session rollout JSONL
 )
 
-// Formats lists the valid formats, for flag help and error messages.
-var formats = []Format{FormatChat, FormatResponses, FormatAnthropic, FormatCodex}
+// Formats lists the formats Parse understands, for flag help and error
+// messages.
+func Formats() []Format {
+	return []Format{FormatChat, FormatResponses, FormatAnthropic, FormatCodex}
+}
 
 // ErrBadInput is wrapped by every error Parse returns for input it cannot
 // understand (as opposed to a failing reader).
@@ -132,13 +135,14 @@ func ParseFormatName(s string) (Format, error) {
 	if s == "" || s == "auto" {
 		return "", nil
 	}
-	for _, f := range formats {
+	all := Formats()
+	for _, f := range all {
 		if string(f) == s {
 			return f, nil
 		}
 	}
-	names := make([]string, len(formats))
-	for i, f := range formats {
+	names := make([]string, len(all))
+	for i, f := range all {
 		names[i] = string(f)
 	}
 	return "", fmt.Errorf("unknown format %q (known: auto, %s)", s, strings.Join(names, ", "))
