@@ -374,8 +374,14 @@ func checkCorpus(t *testing.T, enc string, files []corpusFile) int64 {
 			}
 		})
 	}
-	for _, f := range files {
+	var sent int64
+	step := max(len(files)/10, 1)
+	for i, f := range files {
 		next <- f
+		sent += int64(len(f.text))
+		if testing.Verbose() && len(files) > 1000 && i%step == step-1 {
+			t.Logf("%s: %d/%d files sent, %d bytes", enc, i+1, len(files), sent)
+		}
 	}
 	close(next)
 	wg.Wait()
