@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+)
+
+// splitRepo builds testdata/split/repo.txtar: a committed repository whose
+// pkg/store/store.go is modified and staged. With commit set, the staged
+// change is committed too, so HEAD~1..HEAD is that change.
+func splitRepo(t *testing.T, commit bool) string {
+	t.Helper()
+	dir := txtartest.Repo(t, txtartest.Load(t, filepath.Join("testdata", "split", "repo.txtar")))
+	if commit {
+		r, err := git.PlainOpen(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wt, err := r.Worktree()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000, 0)}
+		if _, err := wt.Commit("change store", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runSplitCLI runs "ctxtrim split args..." on stdin.
+func runSplitCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(append([]string{"split"}, args...), strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestSplitCLI(t *testing.T) {
+	staged := splitRepo(t, false)
+	committed := splitRepo(t, true)
+	diff := func() string {
+		_, out, _ := runSplitCLI(t, "", "-budget", "100000", "-staged", "-C", staged)
+		return strings.TrimPrefix(out, "[part 1 of 1]\n")
+	}()
+	if !strings.HasPrefix(diff, "diff --git a/pkg/store/store.go b/pkg/store/store.go\n") {
+		t.Fatalf("staged diff:\n%s", diff)
+	}
+	instr := filepath.Join(t.TempDir(), "review.md")
+	if err := os.WriteFile(instr, []byte("Review this change. List bugs only.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(t.TempDir(), "big.md")
+	if err := os.WriteFile(big, []byte(strings.Repeat("Follow every rule. ", 400)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		stdin      string
+		args       []string
+		code       int
+		wantOut    []string // substrings of stdout
+		wantErr    []string // substrings of stderr
+		partsJSONL int      // >0: stdout is at least this many JSON request lines
+	}{
+		{"stdin diff, plain, verified", diff, []string{"-budget", "250", "-instructions", instr, "-verify"}, exitOK,
+			[]string{"Review this change.", "[part 1 of ", "<<<ctxtrim part boundary>>>", "diff --git a/pkg/store/store.go"},
+			[]string{"verified: every part fits"}, 0},
+		{"staged diff as OpenAI requests", "", []string{"-budget", "300", "-staged", "-C", staged, "-request", "openai", "-model", "gpt-4.1"}, exitOK,
+			[]string{`"model":"gpt-4.1"`, `"role":"user"`}, nil, 2},
+		{"range diff as Anthropic requests with reduce", "", []string{"-budget", "300", "-diff", "HEAD~1..HEAD", "-C", committed, "-request", "anthropic", "-reduce"}, exitOK,
+			[]string{`"max_tokens":4096`, "{{ANSWERS}}"}, nil, 3},
+		{"files by glob", "", []string{"-budget", "400", "-files", "pkg/**/*.go", "-C", committed, "-verify"}, exitOK,
+			[]string{"==> pkg/api/api.go <==", "==> pkg/api/api_test.go <==", "(continued at line "}, []string{"verified"}, 0},
+		{"text forced", diff, []string{"-budget", "100000", "-text", "-delimiter", `\0`}, exitOK, []string{"[part 1 of 1]\ndiff --git"}, nil, 0},
+		{"instructions too large", diff, []string{"-budget", "300", "-instructions", big}, exitNoFit, nil,
+			[]string{"instructions do not fit the budget", "tokens short"}, 0},
+		{"too many parts", diff, []string{"-budget", "200", "-max-parts", "2"}, exitNoFit, nil,
+			[]string{"more than the maximum of 2", "tokens too many"}, 0},
+		{"unknown request format", diff, []string{"-budget", "300", "-request", "gemini"}, exitUsage, nil,
+			[]string{`unknown -request "gemini" (known: openai, anthropic)`}, 0},
+		{"conflicting inputs", "", []string{"-budget", "300", "-staged", "-files", "*.go"}, exitUsage, nil, []string{"exclude each other"}, 0},
+		{"no budget", diff, nil, exitUsage, nil, []string{"no budget"}, 0},
+		{"empty input", "", []string{"-budget", "300"}, exitBadInput, nil, []string{"empty input"}, 0},
+		{"binary input", "a\x00b", []string{"-budget", "300"}, exitBadInput, nil, []string{"binary input"}, 0},
+		{"bad range", "", []string{"-budget", "300", "-diff", "HEAD", "-C", committed}, exitError, nil, []string{"REV..REV"}, 0},
+		{"no file matches", "", []string{"-budget", "300", "-files", "*.rs", "-C", committed}, exitError, nil, []string{"no file matches"}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := runSplitCLI(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, errs)
+			}
+			for _, w := range tc.wantOut {
+				if !strings.Contains(out, w) {
+					t.Errorf("stdout lacks %q:\n%.2000s", w, out)
+				}
+			}
+			for _, w := range tc.wantErr {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+			if tc.partsJSONL > 0 {
+				lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+				if len(lines) < tc.partsJSONL {
+					t.Errorf("%d JSONL lines, want at least %d", len(lines), tc.partsJSONL)
+				}
+				for i, l := range lines {
+					var v map[string]any
+					if err := json.Unmarshal([]byte(l), &v); err != nil {
+						t.Errorf("line %d is not JSON: %v", i+1, err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSplitCLIOutDir: -out writes one file per part, the reduce part and a
+// manifest, removes stale parts of an earlier run, and every part applies
+// with git apply --check.
+func TestSplitCLIOutDir(t *testing.T) {
+	repo := splitRepo(t, false)
+	out := filepath.Join(t.TempDir(), "parts")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "part-099.txt"), []byte("stale"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, errs := runSplitCLI(t, "", "-budget", "300", "-staged", "-C", repo, "-out", out, "-reduce")
+	if code != exitOK || stdout != "" {
+		t.Fatalf("exit %d, stdout %q, stderr:\n%s", code, stdout, errs)
+	}
+	var m struct {
+		Parts []struct {
+			Part   int
+			Tokens int
+		}
+		Reduce *struct{ Part int }
+	}
+	data, err := os.ReadFile(filepath.Join(out, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	names, err := filepath.Glob(filepath.Join(out, "part-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Parts) < 2 || m.Reduce == nil || len(names) != len(m.Parts)+1 {
+		t.Fatalf("%d parts in the manifest (reduce %v), files %v", len(m.Parts), m.Reduce, names)
+	}
+	if _, err := os.Stat(filepath.Join(out, "part-099.txt")); err == nil {
+		t.Errorf("stale part-099.txt was not removed")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed: parts not checked with git apply")
+	}
+	// The old tree: the archive's first copy of each file.
+	old := t.TempDir()
+	seen := map[string]bool{}
+	for _, f := range txtartest.Load(t, filepath.Join("testdata", "split", "repo.txtar")).Files {
+		if !seen[f.Name] {
+			seen[f.Name] = true
+			p := filepath.Join(old, filepath.FromSlash(f.Name))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, name := range names[:len(names)-1] {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, payload, _ := strings.Cut(string(text), "]\n") // after "[part i of n]"
+		cmd := exec.Command("git", "apply", "--check", "--unidiff-zero", "-")
+		cmd.Dir = old
+		cmd.Stdin = strings.NewReader(payload)
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("%s does not apply to HEAD: %v\n%s\n%s", filepath.Base(name), err, msg, payload)
+		}
+	}
+}
