@@ -38,7 +38,7 @@ import (
 
 // cacheFormat is bumped when the file layout or the meaning of a field
 // changes.
-const cacheFormat = 1
+const cacheFormat = 3
 
 // classifierVersion is bumped when binary, generated or minified detection
 // changes, since their results are cached.
@@ -46,6 +46,10 @@ const classifierVersion = 1
 
 // cacheMagic opens every cache file.
 const cacheMagic = "ctxtrim-index-cache\n"
+
+// maxTrees bounds the remembered commit → tree pairs: a few branches'
+// worth of HEADs.
+const maxTrees = 256
 
 // maxStaleEntries bounds the entries kept for blobs no longer in the work
 // tree (other branches, other worktrees), beyond those in use now.
@@ -84,6 +88,20 @@ func cacheVersion() string {
 	return fmt.Sprintf("format=%d classify=%d tree-sitter=%s queries=%x", cacheFormat, classifierVersion, ts, h.Sum(nil)[:8])
 }
 
+// cacheData is the content of a cache file.
+type cacheData struct {
+	Entries map[string]*cacheEntry // by cacheKey
+	// Trees maps commit hashes to their tree hashes, so that a warm run can
+	// compare HEAD with the git index's cached tree without reading the
+	// object database (go-git's first object read indexes every pack
+	// offset, a noticeable cost on large repositories).
+	Trees map[string]string
+}
+
+func newCacheData() *cacheData {
+	return &cacheData{Entries: map[string]*cacheEntry{}, Trees: map[string]string{}}
+}
+
 // cacheKey is the key of one blob's results.
 func cacheKey(blob, lang string) string { return blob + "/" + lang }
 
@@ -92,9 +110,10 @@ func cacheKey(blob, lang string) string { return blob + "/" + lang }
 type cache struct {
 	path    string // "" when caching is off
 	version string
-	old     map[string]*cacheEntry // loaded; never modified
+	old     *cacheData // loaded; never modified
 	mu      sync.Mutex
 	added   map[string]*cacheEntry
+	trees   map[string]string // commit → tree pairs learnt this run
 }
 
 // openCache loads the cache file for the repository identified by id (its
@@ -106,8 +125,9 @@ func openCache(dir, id, version string, logf func(string, ...any)) *cache {
 	c := &cache{
 		path:    filepath.Join(dir, "index-"+hex.EncodeToString(sum[:12])+".bin"),
 		version: version,
-		old:     map[string]*cacheEntry{},
+		old:     newCacheData(),
 		added:   map[string]*cacheEntry{},
+		trees:   map[string]string{},
 	}
 	data, err := os.ReadFile(c.path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -128,11 +148,11 @@ func openCache(dir, id, version string, logf func(string, ...any)) *cache {
 
 // noCache is a cache that stores nothing.
 func noCache() *cache {
-	return &cache{old: map[string]*cacheEntry{}, added: map[string]*cacheEntry{}}
+	return &cache{old: newCacheData(), added: map[string]*cacheEntry{}, trees: map[string]string{}}
 }
 
 func (c *cache) get(key string) (*cacheEntry, bool) {
-	if e, ok := c.old[key]; ok {
+	if e, ok := c.old.Entries[key]; ok {
 		return e, true
 	}
 	c.mu.Lock()
@@ -147,25 +167,52 @@ func (c *cache) put(key string, e *cacheEntry) {
 	c.mu.Unlock()
 }
 
+// tree returns the tree hash of a commit, if known.
+func (c *cache) tree(commit string) (string, bool) {
+	if t, ok := c.old.Trees[commit]; ok {
+		return t, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.trees[commit]
+	return t, ok
+}
+
+// putTree remembers a commit's tree hash.
+func (c *cache) putTree(commit, tree string) {
+	c.mu.Lock()
+	c.trees[commit] = tree
+	c.mu.Unlock()
+}
+
 // save writes the cache if anything was added: the entries for the keys in
 // use, then stale ones up to maxStaleEntries.
 func (c *cache) save(inUse map[string]bool) error {
-	if c.path == "" || len(c.added) == 0 {
+	if c.path == "" || len(c.added) == 0 && len(c.trees) == 0 {
 		return nil
 	}
-	all := make(map[string]*cacheEntry, len(c.old)+len(c.added))
+	all := &cacheData{Entries: make(map[string]*cacheEntry, len(c.old.Entries)+len(c.added)), Trees: map[string]string{}}
+	for k, t := range c.trees {
+		all.Trees[k] = t
+	}
+	for k, t := range c.old.Trees {
+		if len(all.Trees) >= maxTrees {
+			break
+		}
+		all.Trees[k] = t
+	}
 	stale := 0
-	for k, e := range c.old {
+	for k, e := range c.old.Entries {
 		if !inUse[k] {
 			if stale >= maxStaleEntries {
 				continue
 			}
 			stale++
 		}
-		all[k] = e
+		all.Entries[k] = e
 	}
 	for k, e := range c.added {
-		all[k] = e
+		all.Entries[k] = e
 	}
 	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
 		return fmt.Errorf("save cache: %w", err)
@@ -193,9 +240,10 @@ func (c *cache) save(inUse map[string]bool) error {
 	return nil
 }
 
-// Layout: cacheMagic, the version string, the SHA-256 of the body, then the
-// body: a count and, per entry in key order, key, lang, flags, tokens,
-// symbols and refs. Integers are uvarints; strings are length-prefixed.
+// Layout: cacheMagic, the version string, the body, then the SHA-256 of the
+// body. The body holds a count and, per entry in key order, key, lang,
+// flags, tokens, symbols and refs; then the commit → tree pairs. Integers
+// are uvarints; strings are length-prefixed.
 
 const (
 	flagBinary = 1 << iota
@@ -203,16 +251,33 @@ const (
 	flagMinified
 )
 
-func encodeCache(w io.Writer, version string, m map[string]*cacheEntry) error {
-	keys := make([]string, 0, len(m))
-	for k := range m {
+func encodeCache(w io.Writer, version string, d *cacheData) error {
+	var head []byte
+	head = append(head, cacheMagic...)
+	head = appendString(head, version)
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	// The body is streamed in chunks through the checksum, never held whole.
+	h := sha256.New()
+	var body []byte
+	var err error
+	flush := func(force bool) {
+		if err != nil || !force && len(body) < 1<<16 {
+			return
+		}
+		h.Write(body)
+		_, err = w.Write(body)
+		body = body[:0]
+	}
+	keys := make([]string, 0, len(d.Entries))
+	for k := range d.Entries {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var body []byte
 	body = binary.AppendUvarint(body, uint64(len(keys)))
 	for _, k := range keys {
-		e := m[k]
+		e := d.Entries[k]
 		body = appendString(body, k)
 		body = appendString(body, e.Lang)
 		var flags byte
@@ -240,16 +305,23 @@ func encodeCache(w io.Writer, version string, m map[string]*cacheEntry) error {
 		for _, r := range e.Refs {
 			body = appendString(body, r)
 		}
+		flush(false)
 	}
-	sum := sha256.Sum256(body)
-	var head []byte
-	head = append(head, cacheMagic...)
-	head = appendString(head, version)
-	head = append(head, sum[:]...)
-	if _, err := w.Write(head); err != nil {
+	commits := make([]string, 0, len(d.Trees))
+	for k := range d.Trees {
+		commits = append(commits, k)
+	}
+	sort.Strings(commits)
+	body = binary.AppendUvarint(body, uint64(len(commits)))
+	for _, k := range commits {
+		body = appendString(body, k)
+		body = appendString(body, d.Trees[k])
+	}
+	flush(true)
+	if err != nil {
 		return err
 	}
-	_, err := w.Write(body)
+	_, err = w.Write(h.Sum(nil))
 	return err
 }
 
@@ -261,7 +333,7 @@ func appendString(b []byte, s string) []byte {
 // errCorrupt reports a cache file that does not decode.
 var errCorrupt = errors.New("corrupt cache file")
 
-func decodeCache(data []byte, version string) (map[string]*cacheEntry, error) {
+func decodeCache(data []byte, version string) (*cacheData, error) {
 	if !bytes.HasPrefix(data, []byte(cacheMagic)) {
 		return nil, fmt.Errorf("%w: bad magic", errCorrupt)
 	}
@@ -275,7 +347,7 @@ func decodeCache(data []byte, version string) (map[string]*cacheEntry, error) {
 	if len(d.b) < sha256.Size {
 		return nil, fmt.Errorf("%w: truncated", errCorrupt)
 	}
-	sum, body := d.b[:sha256.Size], d.b[sha256.Size:]
+	body, sum := d.b[:len(d.b)-sha256.Size], d.b[len(d.b)-sha256.Size:]
 	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
@@ -317,13 +389,22 @@ func decodeCache(data []byte, version string) (map[string]*cacheEntry, error) {
 		}
 		m[k] = e
 	}
+	nt := d.uint()
+	if nt > uint64(len(d.b)) {
+		return nil, fmt.Errorf("%w: bad tree count", errCorrupt)
+	}
+	trees := make(map[string]string, nt)
+	for i := uint64(0); i < nt && d.err == nil; i++ {
+		k := d.str()
+		trees[k] = d.str()
+	}
 	if d.err != nil {
 		return nil, d.err
 	}
 	if len(d.b) != 0 {
 		return nil, fmt.Errorf("%w: trailing bytes", errCorrupt)
 	}
-	return m, nil
+	return &cacheData{Entries: m, Trees: trees}, nil
 }
 
 // decoder reads the cache body; the first error sticks.

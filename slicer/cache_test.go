@@ -17,11 +17,11 @@ import (
 )
 
 func TestCacheRoundTrip(t *testing.T) {
-	m := map[string]*cacheEntry{
+	m := &cacheData{Trees: map[string]string{"c1": "t1"}, Entries: map[string]*cacheEntry{
 		"aa/go": {Lang: "go", Tokens: 12, Symbols: []Symbol{{Name: "F", Kind: "function", Start: 3, End: 5, Signature: "func F()", Scope: ""}}, Refs: []string{"fmt", "x"}},
 		"bb/":   {Binary: true},
 		"cc/#!": {Generated: true, Minified: true, Tokens: 1},
-	}
+	}}
 	var buf bytes.Buffer
 	if err := encodeCache(&buf, "v1", m); err != nil {
 		t.Fatal(err)
@@ -37,7 +37,7 @@ func TestCacheRoundTrip(t *testing.T) {
 
 func TestCacheRejects(t *testing.T) {
 	var buf bytes.Buffer
-	if err := encodeCache(&buf, "v1", map[string]*cacheEntry{"k/go": {Lang: "go", Refs: []string{"a"}}}); err != nil {
+	if err := encodeCache(&buf, "v1", &cacheData{Entries: map[string]*cacheEntry{"k/go": {Lang: "go", Refs: []string{"a"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	good := buf.Bytes()
@@ -72,7 +72,7 @@ func TestCacheRejects(t *testing.T) {
 // bound.
 func FuzzDecodeCache(f *testing.F) {
 	var buf bytes.Buffer
-	encodeCache(&buf, "v", map[string]*cacheEntry{"k/go": {Lang: "go", Symbols: []Symbol{{Name: "A"}}, Refs: []string{"a", "b"}}})
+	encodeCache(&buf, "v", &cacheData{Entries: map[string]*cacheEntry{"k/go": {Lang: "go", Symbols: []Symbol{{Name: "A"}}, Refs: []string{"a", "b"}}}})
 	f.Add(buf.Bytes())
 	f.Add([]byte(cacheMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -122,10 +122,10 @@ func TestIndexCache(t *testing.T) {
 	}
 	f, _ := first.File("main.go")
 	key := cacheKey(f.Blob, "go")
-	if m[key] == nil {
-		t.Fatalf("no cache entry %s (have %d entries)", key, len(m))
+	if m.Entries[key] == nil {
+		t.Fatalf("no cache entry %s (have %d entries)", key, len(m.Entries))
 	}
-	m[key].Symbols = append(m[key].Symbols, Symbol{Name: "FromCache", Kind: "function"})
+	m.Entries[key].Symbols = append(m.Entries[key].Symbols, Symbol{Name: "FromCache", Kind: "function"})
 	var buf bytes.Buffer
 	encodeCache(&buf, cacheVersion(), m)
 	if err := os.WriteFile(cacheFile, buf.Bytes(), 0o644); err != nil {

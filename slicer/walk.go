@@ -128,6 +128,7 @@ func NewIndex(ctx context.Context, opts *IndexOptions) (*Index, error) {
 	if err := b.open(abs); err != nil {
 		return nil, err
 	}
+	b.openCache()
 	if err := b.readGit(); err != nil {
 		return nil, err
 	}
@@ -188,6 +189,8 @@ type builder struct {
 	seen       map[string]bool
 	skipDirs   []string // directories skipped as a whole, with a trailing "/"
 	globalIgn  []ignoreRule
+	cache      *cache
+	strs       interner
 
 	cands []candidate
 	skips []Skip
@@ -329,15 +332,27 @@ func (b *builder) readGit() error {
 
 // diffHead fills b.staged with the index entries that differ from HEAD.
 func (b *builder) diffHead(idx *index.Index, head plumbing.Hash) error {
-	commit, err := b.repo.CommitObject(head)
+	cached := cacheTree(idx)
+	if t, ok := b.cache.tree(head.String()); ok && cached[""].String() == t {
+		return nil // the index matches HEAD's tree: nothing staged
+	}
+	// A repository object of its own, dropped after the comparison: go-git's
+	// first object read maps every pack offset to its hash (tens of MB on a
+	// large repository), which the Index's long-lived repository should not
+	// keep.
+	repo, err := git.PlainOpenWithOptions(b.root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return fmt.Errorf("open repository at %s: %w", b.root, err)
+	}
+	commit, err := repo.CommitObject(head)
 	if err != nil {
 		return fmt.Errorf("read HEAD commit %s: %w", head, err)
 	}
+	b.cache.putTree(head.String(), commit.TreeHash.String())
 	tree, err := commit.Tree()
 	if err != nil {
 		return fmt.Errorf("read HEAD tree %s: %w", commit.TreeHash, err)
 	}
-	cached := cacheTree(idx)
 	var same []string // subtrees equal in HEAD and the index, with a trailing "/" ("" for the root)
 	inHead := map[string]bool{}
 	var walk func(t *object.Tree, prefix string) error
@@ -349,7 +364,7 @@ func (b *builder) diffHead(idx *index.Index, head plumbing.Hash) error {
 		for _, e := range t.Entries {
 			p := prefix + e.Name
 			if e.Mode == filemode.Dir {
-				sub, err := b.repo.TreeObject(e.Hash)
+				sub, err := repo.TreeObject(e.Hash)
 				if err != nil {
 					return fmt.Errorf("read HEAD tree %s: %w", p, err)
 				}
@@ -547,6 +562,17 @@ func (b *builder) walkDir(d *dirState) {
 		b.skip(d.rel+"/", SkipUnreadable, err.Error())
 		return
 	}
+	if d.rel != "" {
+		for _, e := range ents {
+			if e.Name() == ".git" {
+				// A repository of its own that is not a submodule: git
+				// treats it as one untracked directory and never looks in.
+				b.skip(d.rel+"/", SkipNestedRepo, "")
+				b.skipDirs = append(b.skipDirs, d.rel+"/")
+				return
+			}
+		}
+	}
 	prefix := ""
 	if d.rel != "" {
 		prefix = d.rel + "/"
@@ -578,17 +604,18 @@ func (b *builder) walkDir(d *dirState) {
 				b.skipDirs = append(b.skipDirs, rel+"/")
 				continue
 			}
-			if _, err := os.Lstat(filepath.Join(abs, name, ".git")); err == nil {
-				b.skip(rel+"/", SkipNestedRepo, "")
-				b.skipDirs = append(b.skipDirs, rel+"/")
-				continue
-			}
 			child := &dirState{parent: d, rel: rel, comps: comps, git: d.git, ctx: d.ctx}
 			if !b.trackedDir[rel] {
 				if ign, src := child.isIgnored(); ign {
 					b.skip(rel+"/", SkipIgnored, src)
 					continue
 				}
+			}
+			// Vendored trees are skipped whole: every file in them would be.
+			if !b.opts.All && classifyPath(rel+"/x") == Vendored {
+				b.skip(rel+"/", SkipVendored, "by path")
+				b.skipDirs = append(b.skipDirs, rel+"/")
+				continue
 			}
 			b.walkDir(child)
 			continue
@@ -650,8 +677,8 @@ type result struct {
 	key  string // cache key in use, "" if none
 }
 
-// extractAll processes the candidates on a bounded pool of workers.
-func (b *builder) extractAll(ctx context.Context) error {
+// openCache opens the repository's extraction cache (or none).
+func (b *builder) openCache() {
 	var c *cache
 	if b.opts.NoCache {
 		c = noCache()
@@ -673,6 +700,12 @@ func (b *builder) extractAll(ctx context.Context) error {
 			c = openCache(dir, id, cacheVersion(), b.logf)
 		}
 	}
+	b.cache = c
+}
+
+// extractAll processes the candidates on a bounded pool of workers.
+func (b *builder) extractAll(ctx context.Context) error {
+	c := b.cache
 	n := b.opts.Parallelism
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
@@ -934,12 +967,37 @@ func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry
 		case err != nil:
 			w.b.logf("%s: %v (indexed lexically)", p, err)
 		default:
-			ce.Lang, ce.Symbols, ce.Refs = lang, syms, refs
+			ce.Lang, ce.Symbols, ce.Refs = lang, syms, w.b.strs.all(refs)
 			return ce, nil
 		}
 	}
-	ce.Refs = lexicalRefs(src, w.seen)
+	ce.Refs = w.b.strs.all(lexicalRefs(src, w.seen))
 	return ce, nil
+}
+
+// interner shares one copy of each identifier among all files: the same
+// names recur across a repository, and the refs are most of an index's
+// memory. It is safe for concurrent use.
+type interner struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+// all replaces the strings of ss by their shared copies, in place.
+func (in *interner) all(ss []string) []string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.m == nil {
+		in.m = map[string]string{}
+	}
+	for i, s := range ss {
+		if t, ok := in.m[s]; ok {
+			ss[i] = t
+		} else {
+			in.m[s] = s
+		}
+	}
+	return ss
 }
 
 // hashBlob is git's blob hash of content.
