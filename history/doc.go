@@ -76,7 +76,10 @@
 //  4. drop: remove whole turns, oldest first, and put one notice where the
 //     first one was ("[ctxtrim: 7 earlier turns were omitted …]"); in
 //     Anthropic requests the notice joins a neighbouring user message when
-//     a separate one would break the alternation of roles.
+//     a separate one would break the alternation of roles. The first user
+//     message (in agent runs, the task; SWE-agent demonstrations marked
+//     is_demo do not count) is dropped last, except in Anthropic requests,
+//     where dropping strictly oldest first keeps a single gap to mend.
 //
 // Thinking blocks and reasoning items are never edited: they are kept
 // byte for byte or dropped with their turn. The result is checked before it

@@ -368,6 +368,7 @@ func classifyChat(it *item) error {
 		Content     json.RawMessage `json:"content"`
 		ToolCallID  *string         `json:"tool_call_id"`
 		ToolCallIDs []string        `json:"tool_call_ids"` // SWE-agent
+		IsDemo      bool            `json:"is_demo"`       // SWE-agent demonstration
 		FuncCall    *struct {
 			Name string `json:"name"`
 		} `json:"function_call"` // legacy functions API
@@ -394,7 +395,7 @@ func classifyChat(it *item) error {
 	case "system", "developer":
 		it.sys = true
 	case "user":
-		it.user = true
+		it.user = !m.IsDemo
 	case "assistant":
 		if m.FuncCall != nil {
 			it.calls = append(it.calls, call{legacyFunctionID, m.FuncCall.Name, ""})

@@ -691,11 +691,24 @@ func runeStart(s string, i int) int {
 // dropTurns is step 4: drop whole turns, oldest first, and leave one notice
 // saying how many were omitted.
 func (s *state) dropTurns() int {
+	// The first user message usually states the task: it goes last. Not in
+	// Anthropic requests, where keeping it would leave a second gap whose
+	// sides may have the same role, and only one notice to mend it.
+	first := -1
+	for i, it := range s.items {
+		if it.user && s.f != FormatAnthropic {
+			first = s.unitOf[i]
+			break
+		}
+	}
 	var order []int
 	for u := range s.units {
-		if s.touchable(u) {
+		if s.touchable(u) && u != first {
 			order = append(order, u)
 		}
+	}
+	if first >= 0 && s.touchable(first) {
+		order = append(order, first)
 	}
 	n := 0
 	for _, u := range order {
