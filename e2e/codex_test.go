@@ -153,6 +153,7 @@ func TestCodexPipe(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test; skipped with -short")
 	}
+	t.Parallel()
 	ns := needNetns(t)
 	codex := needCodex(t)
 	ctxtrim := ctxtrimBinary(t)

@@ -46,6 +46,7 @@ func TestPreCommitTryRepo(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end test; skipped with -short")
 	}
+	t.Parallel()
 	preCommit := ensurePreCommit(t)
 	src := checkoutRoot(t)
 	if _, err := os.Stat(filepath.Join(src, ".git")); err != nil {
@@ -78,6 +79,8 @@ func TestPreCommitTryRepo(t *testing.T) {
 
 	big := strings.Repeat("- Keep every handler small and tested; log with slog.\n", 700) // 37,800 bytes
 
+	// The first run builds the hook's environment (go install); the others
+	// reuse it and run in parallel.
 	t.Run("check passes", func(t *testing.T) {
 		dir, git := gitRepo(t)
 		writeFiles(t, dir, map[string]string{
@@ -95,6 +98,7 @@ func TestPreCommitTryRepo(t *testing.T) {
 	})
 
 	t.Run("check fails on a truncated AGENTS.md chain", func(t *testing.T) {
+		t.Parallel()
 		dir, git := gitRepo(t)
 		writeFiles(t, dir, map[string]string{
 			"AGENTS.md":     "# Agents\nRun `go test ./...` before you finish.\n",
@@ -119,6 +123,7 @@ func TestPreCommitTryRepo(t *testing.T) {
 	})
 
 	t.Run("check honours .ctxtrim.toml", func(t *testing.T) {
+		t.Parallel()
 		dir, git := gitRepo(t)
 		writeFiles(t, dir, map[string]string{
 			"svc/AGENTS.md": big,
@@ -131,6 +136,7 @@ func TestPreCommitTryRepo(t *testing.T) {
 	})
 
 	t.Run("review budget reports and fails above review_max_parts", func(t *testing.T) {
+		t.Parallel()
 		dir, git := gitRepo(t)
 		writeFiles(t, dir, map[string]string{"README.md": "hello\n"})
 		git("add", ".")
