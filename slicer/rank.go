@@ -655,12 +655,16 @@ func rankFiles(in *rankInput) []ranked {
 		if !test {
 			continue
 		}
-		for _, j := range sources[key] {
+		srcs := sources[key]
+		if len(srcs) > maxPairSources {
+			continue // tests/common.go pairs with no one of twenty common.go
+		}
+		for _, j := range srcs {
 			if j == i {
 				continue
 			}
 			sig[j].Pair += pairShare * own[i]
-			sig[i].Pair += pairShare * own[j]
+			sig[i].Pair += pairShare * own[j] * sig[i].Class
 		}
 	}
 	var out []ranked
@@ -698,6 +702,10 @@ func rankFiles(in *rankInput) []ranked {
 	})
 	return out
 }
+
+// maxPairSources is the most sources a test may pair with: a test named
+// after a common stem (common, utils, index) names no source at all.
+const maxPairSources = 2
 
 // maxGraphSeeds is how many of the best files by lexical and mention score
 // seed the graph walk: enough to cover a multi-file task, few enough that

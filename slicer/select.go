@@ -245,13 +245,20 @@ const (
 	// map: enough for the model to know what else exists, small enough not
 	// to starve the content.
 	mapShare = 0.08
-	// coreShare caps the first view of one file at this share of the
-	// context budget, so that the first pass covers several files before
-	// the second pass deepens the best ones.
-	coreShare = 0.22
+	// coreShare sets the first view of one file at this share of the
+	// context budget, between minCore and maxCore tokens, so that the first
+	// pass covers several files before the second pass deepens the best.
+	coreShare = 0.06
 	// minCore is the smallest per-file cap, in tokens: below it a
 	// definition is cut to nothing useful.
-	minCore = 350
+	minCore = 300
+	// maxCore is the largest core view: the relevant definitions of a file
+	// rarely need more, and a bigger budget should buy more files first.
+	maxCore = 1000
+	// topCoreBoost scales the core of a file by 1 + topCoreBoost·(s/s₁)²,
+	// where s₁ is the best score: the best files get up to three times the
+	// room, the tail the plain core. Value per token, not equal shares.
+	topCoreBoost = 2.0
 	// wholeSlack lets a file go in whole when that costs at most this
 	// factor more than its excerpt: the elided rest is cheap context.
 	wholeSlack = 1.6
@@ -362,7 +369,11 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	}
 	mapBudget := int(float64(ctxBudget) * mapShare)
 	remaining := ctxBudget - mapBudget
-	core := max(minCore, int(float64(ctxBudget)*coreShare))
+	core := min(maxCore, max(minCore, int(float64(ctxBudget)*coreShare)))
+	top := 0.0
+	if len(cands) > 0 {
+		top = cands[0].signals.Score
+	}
 
 	// Pass 1: cover the candidates in rank order, each with its core view.
 	for _, r := range cands {
@@ -372,7 +383,8 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		if remaining < minBlock {
 			break
 		}
-		v := p.buildView(r, min(core, remaining))
+		rel := r.signals.Score / top
+		v := p.buildView(r, min(int(float64(core)*(1+topCoreBoost*rel*rel)), remaining))
 		if v == nil || v.tokens > remaining {
 			continue
 		}

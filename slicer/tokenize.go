@@ -19,9 +19,14 @@ type termScanner struct {
 // so a task naming an identifier exactly matches it more strongly than its
 // parts. Sub-words are lowercased and stemmed by stem; stop words and
 // one-letter or purely numeric parts are dropped.
+//
+// Words joined by single hyphens (object-format, no-redact) also give the
+// compound of their parts (objectformat), which is how code spells the same
+// name (ObjectFormat, object_format).
 func (s *termScanner) scan(src []byte, emit func(term []byte)) int {
 	n := 0
 	i := 0
+	kebab := -1 // start of the current hyphen-joined run, or -1
 	for i < len(src) {
 		c := src[i]
 		if !isWordByte(c) {
@@ -33,9 +38,36 @@ func (s *termScanner) scan(src []byte, emit func(term []byte)) int {
 			j++
 		}
 		n += s.word1(src[i:j], emit)
+		joined := j+1 < len(src) && src[j] == '-' && isWordByte(src[j+1])
+		switch {
+		case joined && kebab < 0:
+			kebab = i
+		case !joined && kebab >= 0:
+			n += s.compound(src[kebab:j], emit)
+			kebab = -1
+		}
 		i = j
 	}
 	return n
+}
+
+// compound emits the lowercased letters and digits of a hyphen-joined run
+// as one term, when it is long enough to be specific.
+func (s *termScanner) compound(run []byte, emit func([]byte)) int {
+	s.word = s.word[:0]
+	for _, c := range run {
+		switch {
+		case isUpper(c):
+			s.word = append(s.word, c+'a'-'A')
+		case isLower(c) || isDigit(c):
+			s.word = append(s.word, c)
+		}
+	}
+	if len(s.word) < 6 {
+		return 0
+	}
+	emit(s.word)
+	return 1
 }
 
 // word1 splits one identifier (letters, digits, underscores) into sub-words.

@@ -13,7 +13,8 @@ func TestTerms(t *testing.T) {
 	}{
 		{"camel with acronym", "parseHTTPHeader", []string{"parse", "http", "header", "parsehttpheader"}},
 		{"snake", "max_file_size", []string{"max", "file", "size", "maxfilesize"}},
-		{"kebab splits as words", "no-redact", []string{"redact"}},
+		{"kebab gives parts and compound", "object-format", []string{"object", "format", "objectformat"}},
+		{"short kebab compound dropped", "no-op", []string{"op"}},
 		{"digit then capital", "utf8Reader", []string{"utf8", "reader", "utf8reader"}},
 		{"stems", "retries headers matched caching", []string{"retry", "header", "match", "cach"}},
 		{"stop words and numbers dropped", "the 503 of it", nil},
