@@ -333,7 +333,7 @@ func (e *expander) unit(pen float64) {
 			// the file header and a recomputed hunk header.
 			midLead := header + e.s.countText(subHunkSample+h.section+"\n")
 			first := len(e.out)
-			levels := []cutter{e.hunkParagraphs(h), e.hunkLines(h)}
+			levels := []cutter{e.hunkDefinitions(h), e.hunkParagraphs(h), e.hunkLines(h)}
 			if !h.valid {
 				levels = []cutter{e.paragraphs, e.lines}
 			}
@@ -578,6 +578,50 @@ func (e *expander) hunkLines(h hunk) cutter {
 				continue
 			}
 			cuts = append(cuts, cut{i, penaltyLine})
+		}
+		return cuts
+	}
+}
+
+// hunkDefinitions cuts before the definitions that start in the hunk's new
+// side (its " " and "+" lines, read as a fragment of the new file; a whole
+// new file is one hunk), moving each cut up over the comment lines directly
+// above the definition.
+func (e *expander) hunkDefinitions(h hunk) cutter {
+	return func(a, b int) []cut {
+		text := e.s.text(e.u)
+		var src strings.Builder
+		var at []int // diff offset of each new-side line
+		for i := h.headerEnd; i < h.bodyEnd; i = lineEnd(text, i) {
+			if text[i] == ' ' || text[i] == '+' {
+				at = append(at, i)
+				src.WriteString(text[i+1 : lineEnd(text, i)])
+			}
+		}
+		if len(at) == 0 {
+			return nil
+		}
+		definitions := e.s.opts.Definitions
+		if definitions == nil {
+			definitions = treeSitterDefinitions
+		}
+		newSide := src.String()
+		starts := lineStarts(newSide)
+		var cuts []cut
+		prevEnd := 0
+		for _, d := range definitions(e.u.name, []byte(newSide)) {
+			l := d.Start - 1
+			if l < 0 || l >= len(at) || d.End < d.Start {
+				continue
+			}
+			for l > prevEnd && l-1 < len(starts) && !blank(newSide, starts[l-1]) {
+				l--
+			}
+			prevEnd = max(prevEnd, min(d.End, len(at)))
+			pos := at[l]
+			if pos > a && pos < b && pos > h.headerEnd && (len(cuts) == 0 || pos > cuts[len(cuts)-1].pos) {
+				cuts = append(cuts, cut{pos, penaltyDef})
+			}
 		}
 		return cuts
 	}

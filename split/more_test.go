@@ -177,3 +177,26 @@ func marshalIndent(v any) (string, error) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	return string(b) + "\n", err
 }
+
+// TestHunkDefinitionCuts: a new Go file too large for one part is one big
+// hunk; its parts are cut between functions (tree-sitter on the hunk's new
+// side), each part a valid diff with a recomputed hunk header.
+func TestHunkDefinitionCuts(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("package p\n")
+	for i := range 30 {
+		fmt.Fprintf(&src, "// F%d does thing %d.\nfunc F%d(x int) int {\n\ty := x * %d\n\tif y > 10 {\n\t\treturn y - 1\n\t}\n\treturn y + %d\n}\n", i, i, i, i, i)
+	}
+	d := unifiedDiff(t, []genFile{{path: "p/p.go", new: src.String(), newExists: true}})
+	res := mustSplit(t, diffInput(d), &Options{Budget: 300})
+	if len(res.Parts) < 3 {
+		t.Fatalf("%d parts, want several", len(res.Parts))
+	}
+	checkDiffParts(t, res)
+	for _, p := range res.Parts[1:] {
+		_, rest, _ := strings.Cut(p.Payload, "@@\n")
+		if !strings.HasPrefix(rest, "+// F") {
+			t.Errorf("part %d starts inside a definition: %.60q", p.Index, rest)
+		}
+	}
+}

@@ -24,7 +24,9 @@
 //     capacity stays whole. One that does not is cut at the next finer
 //     boundary and each piece is tried again: diff hunks (the file header
 //     is repeated in every part that continues a file), then definitions
-//     (tree-sitter, slicer.Definitions), markdown sections, then
+//     (tree-sitter, slicer.Definitions; in a diff hunk, those starting on
+//     its new side, so a large new file is cut between functions),
+//     markdown sections, then
 //     paragraphs, then lines, and finally a line longer than a part is cut
 //     into fragments with a visible marker. The result is a sequence of
 //     chunks, each fitting a part on its own, each carrying the penalty of
