@@ -77,6 +77,10 @@ type checkConfig struct {
 	// your Codex config.toml. Nil means the default; 0 turns the AGENTS.md
 	// check off (as it turns the docs off in Codex).
 	ProjectDocMaxBytes *int `toml:"project_doc_max_bytes"`
+	// ProjectDocFallbackFilenames mirrors Codex's setting of that name: file
+	// names Codex reads in a directory that has neither AGENTS.override.md
+	// nor AGENTS.md.
+	ProjectDocFallbackFilenames []string `toml:"project_doc_fallback_filenames"`
 	// AgentsMaxTokens, when non-zero, also caps the tokens of each assembled
 	// AGENTS.md chain.
 	AgentsMaxTokens int `toml:"agents_max_tokens"`
@@ -251,7 +255,8 @@ func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, e
 	}
 
 	if max := cfg.projectDocMaxBytes(); max > 0 {
-		agents, err := checkAgentsChains(files, read, max, cfg.AgentsMaxTokens, c)
+		names := append([]string{codexOverrideName, codexAgentsName}, cfg.ProjectDocFallbackFilenames...)
+		agents, err := checkAgentsChains(files, names, read, max, cfg.AgentsMaxTokens, c)
 		if err != nil {
 			return nil, err
 		}
@@ -270,7 +275,8 @@ func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, e
 		}
 		b, err := read(f)
 		if err != nil {
-			return nil, err
+			rep.Results = append(rep.Results, checkResult{Status: "warn", Path: f, Rule: rule.Glob, Message: err.Error()})
+			continue
 		}
 		res := checkResult{Status: "ok", Path: f, Rule: rule.Glob,
 			MaxTokens: rule.MaxTokens, MaxBytes: rule.MaxBytes, MaxChars: rule.MaxChars,
@@ -301,25 +307,36 @@ func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, e
 // checkAgentsChains reports every AGENTS file Codex would load: for the
 // directory of each, the chain Codex assembles from the root down, and
 // whether it fits maxBytes (and maxTokens when non-zero).
-func checkAgentsChains(files []string, read func(string) ([]byte, error), maxBytes, maxTokens int, c budget.Counter) ([]checkResult, error) {
-	// The file Codex picks in each directory: the override when it exists,
-	// even if empty (then the directory contributes nothing).
-	picked := map[string]string{} // dir ("" for root) -> file
-	shadowed := map[string]string{}
+//
+// names are the candidate file names in Codex's order: AGENTS.override.md,
+// AGENTS.md, then project_doc_fallback_filenames.
+func checkAgentsChains(files []string, names []string, read func(string) ([]byte, error), maxBytes, maxTokens int, c budget.Counter) ([]checkResult, error) {
+	// The file Codex picks in each directory: the first candidate name that
+	// exists, even if it is blank (then the directory contributes nothing).
+	rank := map[string]int{}
+	for i, n := range names {
+		if _, dup := rank[n]; !dup && n != "" {
+			rank[n] = i
+		}
+	}
+	picked := map[string]string{}   // dir ("" for root) -> file Codex reads
+	shadowed := map[string]string{} // dir -> the next candidate, which Codex ignores
 	for _, f := range files {
 		dir, name := path.Split(f)
 		dir = strings.TrimSuffix(dir, "/")
-		switch name {
-		case codexOverrideName:
-			if prev, ok := picked[dir]; ok {
-				shadowed[dir] = prev
-			}
+		r, ok := rank[name]
+		if !ok {
+			continue
+		}
+		prev, had := picked[dir]
+		switch {
+		case !had:
 			picked[dir] = f
-		case codexAgentsName:
-			if _, ok := picked[dir]; ok {
+		case r < rank[path.Base(prev)]:
+			picked[dir], shadowed[dir] = f, prev
+		default:
+			if s, ok := shadowed[dir]; !ok || r < rank[path.Base(s)] {
 				shadowed[dir] = f
-			} else {
-				picked[dir] = f
 			}
 		}
 	}
@@ -329,11 +346,14 @@ func checkAgentsChains(files []string, read func(string) ([]byte, error), maxByt
 	}
 	sort.Strings(dirs)
 
+	// An unreadable file is reported and counts as empty: one bad file
+	// never aborts the check.
 	contents := map[string][]byte{}
+	readErr := map[string]error{}
 	for _, d := range dirs {
 		b, err := read(picked[d])
 		if err != nil {
-			return nil, err
+			readErr[d] = err
 		}
 		contents[d] = b
 	}
@@ -402,12 +422,16 @@ func checkAgentsChains(files []string, read func(string) ([]byte, error), maxByt
 			res.Status = "over"
 			msgs = append(msgs, fmt.Sprintf("chain is %d tokens > %d", res.ChainTok, maxTokens))
 		}
+		if err := readErr[d]; err != nil {
+			res.Status = "warn"
+			msgs = append(msgs, err.Error())
+		}
 		if s, ok := shadowed[d]; ok && res.Status == "ok" {
 			res.Status = "warn"
 			if strings.TrimSpace(string(b)) == "" {
 				msgs = append(msgs, fmt.Sprintf("empty %s hides %s: Codex loads neither", f, s))
 			} else {
-				msgs = append(msgs, fmt.Sprintf("%s hides %s: Codex loads only the override", f, s))
+				msgs = append(msgs, fmt.Sprintf("%s hides %s: Codex reads one file per directory", f, s))
 			}
 		}
 		res.Message = strings.Join(msgs, "; ")

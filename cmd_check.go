@@ -46,6 +46,7 @@ fits one review request of -budget tokens, and how many parts it needs.
 .ctxtrim.toml:
   [check]
   project_doc_max_bytes = 32768   # as in your Codex config; 0 turns it off
+  project_doc_fallback_filenames = ["CLAUDE.md"]  # as in your Codex config
   agents_max_tokens = 0           # also cap each chain's tokens
   no_defaults = false             # drop the built-in rules
   review_budget = 32000           # tokens per review request (-staged-diff)
@@ -164,7 +165,7 @@ func loadCheckConfig(root, explicit string) (*checkFile, error) {
 	}
 	for _, k := range md.Undecoded() {
 		if len(k) > 0 && k[0] == "check" {
-			return nil, fmt.Errorf("config %s: unknown key %q (known in [check]: project_doc_max_bytes, agents_max_tokens, no_defaults, review_budget, review_max_parts, files)", p, k.String())
+			return nil, fmt.Errorf("config %s: unknown key %q (known in [check]: project_doc_max_bytes, project_doc_fallback_filenames, agents_max_tokens, no_defaults, review_budget, review_max_parts, files)", p, k.String())
 		}
 	}
 	if cf.Check.ReviewBudget < 0 || cf.Check.ReviewMaxParts < 0 {

@@ -96,8 +96,19 @@ func TestCheckRepo(t *testing.T) {
 			cfg:   checkConfig{NoDefaults: true},
 			want: []row{
 				{Status: "warn", Path: "AGENTS.override.md", Bytes: 50, Chain: []string{"AGENTS.override.md"}, ChainBytes: 50,
-					Message: "AGENTS.override.md hides AGENTS.md: Codex loads only the override"},
+					Message: "AGENTS.override.md hides AGENTS.md: Codex reads one file per directory"},
 				{Status: "ok", Path: "svc/AGENTS.md", Bytes: 2, Chain: []string{"AGENTS.override.md"}, ChainBytes: 50},
+			},
+		},
+		{
+			name:  "fallback names are read where no AGENTS file exists",
+			files: map[string]string{"AGENTS.md": a, "svc/CLAUDE.md": b, "web/AGENTS.md": b, "web/CLAUDE.md": a},
+			cfg:   checkConfig{ProjectDocFallbackFilenames: []string{"CLAUDE.md"}, NoDefaults: true},
+			want: []row{
+				{Status: "ok", Path: "AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md"}, ChainBytes: 60},
+				{Status: "ok", Path: "svc/CLAUDE.md", Bytes: 50, Chain: []string{"AGENTS.md", "svc/CLAUDE.md"}, ChainBytes: 110},
+				{Status: "warn", Path: "web/AGENTS.md", Bytes: 50, Chain: []string{"AGENTS.md", "web/AGENTS.md"}, ChainBytes: 110,
+					Message: "web/AGENTS.md hides web/CLAUDE.md: Codex reads one file per directory"},
 			},
 		},
 		{
@@ -354,7 +365,7 @@ func FuzzCheckAgentsChain(f *testing.F) {
 			}
 		}
 		read := func(p string) ([]byte, error) { return contents[p], nil }
-		rs, err := checkAgentsChains(files, read, int(max), 0, checkLenCounter{})
+		rs, err := checkAgentsChains(files, []string{codexOverrideName, codexAgentsName}, read, int(max), 0, checkLenCounter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -381,4 +392,23 @@ func FuzzCheckAgentsChain(f *testing.F) {
 			}
 		}
 	})
+}
+
+// An unreadable prompt file is reported, and the others are still checked.
+func TestCheckRepoUnreadableFile(t *testing.T) {
+	root := writeCheckTree(t, map[string]string{"AGENTS.md": "rules\n", "docs/x.md": "x"})
+	if err := os.Symlink("docs", filepath.Join(root, "CLAUDE.md")); err != nil { // a directory: unreadable
+		t.Skip("no symlinks here:", err)
+	}
+	rep, err := checkRepo(root, &checkConfig{}, checkLenCounter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status+" "+r.Path)
+	}
+	if diff := cmp.Diff([]string{"ok AGENTS.md", "warn CLAUDE.md"}, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
 }
