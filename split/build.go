@@ -83,11 +83,12 @@ type splitter struct {
 	memo     map[spanKey]int
 	textMemo map[string]int
 	defs     map[int][]int // unit → definition cut positions (bytes)
+	lines    map[int][]int // source → line starts, built on first use
 }
 
 func newSplitter(ctx context.Context, in Input, c budget.Counter, opts *Options) *splitter {
 	s := &splitter{ctx: ctx, in: in, c: c, opts: opts,
-		memo: map[spanKey]int{}, textMemo: map[string]int{}, defs: map[int][]int{}}
+		memo: map[spanKey]int{}, textMemo: map[string]int{}, defs: map[int][]int{}, lines: map[int][]int{}}
 	s.par = opts.Parallelism
 	if s.par <= 0 {
 		s.par = runtime.GOMAXPROCS(0)
@@ -179,6 +180,20 @@ func unitPenalty(a, b unit) float64 {
 
 func (s *splitter) text(u *unit) string { return s.in.Sources[u.src].Text }
 
+// lineOf returns the 1-based line number of byte offset i of source src.
+func (s *splitter) lineOf(src, i int) int {
+	s.mu.Lock()
+	starts, ok := s.lines[src]
+	s.mu.Unlock()
+	if !ok {
+		starts = lineStarts(s.in.Sources[src].Text)
+		s.mu.Lock()
+		s.lines[src] = starts
+		s.mu.Unlock()
+	}
+	return sort.SearchInts(starts, i+1)
+}
+
 // count counts source bytes, memoised.
 func (s *splitter) count(src, a, b int) int {
 	k := spanKey{src, a, b}
@@ -252,16 +267,11 @@ type expander struct {
 	fine     bool // cut units that fit one level further
 	out      []chunk
 	err      error // first reason the unit cannot be cut to fit
-	starts   []int // line starts of the unit's source, built on first use
 }
 
-// lineOf returns the 1-based line number of byte offset i.
-func (e *expander) lineOf(i int) int {
-	if e.starts == nil {
-		e.starts = lineStarts(e.s.text(e.u))
-	}
-	return sort.SearchInts(e.starts, i+1)
-}
+// lineOf returns the 1-based line number of byte offset i of the unit's
+// source.
+func (e *expander) lineOf(i int) int { return e.s.lineOf(e.u.src, i) }
 
 // lineStarts returns the offsets at which the lines of text start.
 func lineStarts(text string) []int {

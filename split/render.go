@@ -181,7 +181,7 @@ func (s *splitter) payload(ch []chunk, s0, e int) (string, []Segment) {
 			if c.start == u.start {
 				p.add(Synthetic, 0, 0, 0, fileHeader(u.name))
 			} else {
-				p.add(Synthetic, 0, 0, 0, fileContinued(u.name, 1+strings.Count(text[:c.start], "\n")))
+				p.add(Synthetic, 0, 0, 0, fileContinued(u.name, s.lineOf(u.src, c.start)))
 			}
 			if c.cont && k == s0 {
 				p.add(Synthetic, 0, 0, 0, fragmentLead)

@@ -1,6 +1,7 @@
 package split
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -27,7 +28,7 @@ func Verify(in Input, res *Result, c budget.Counter, opts *Options) error {
 	if opts == nil {
 		opts = &Options{}
 	}
-	s := &splitter{in: in, c: c, opts: opts, textMemo: map[string]int{}, memo: map[spanKey]int{}}
+	s := newSplitter(context.Background(), in, c, opts)
 	var problems []string
 	bad := func(format string, args ...any) {
 		problems = append(problems, fmt.Sprintf(format, args...))
