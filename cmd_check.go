@@ -29,7 +29,9 @@ const checkUsage = `usage: ctxtrim check [flags] [FILE...]
 
 Checks the prompt files a repository keeps for agents against their budgets
 and reports, per file, tokens, bytes and chars against the limit. It never
-modifies a file. Exit status 0 when all fit, 5 when one is over budget.
+modifies a file. Exit status 0 when all fit, 5 when one is over budget (or, with
+-staged-diff, needs more than -max-parts parts), 2 on a usage error, 1 on
+other failures.
 
 Files and default budgets (override in the [check] section of .ctxtrim.toml):
   AGENTS.md, AGENTS.override.md    the chain Codex concatenates from the repo
