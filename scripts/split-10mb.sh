@@ -26,19 +26,24 @@ limit=$((10 * 1024 * 1024))
 cut=$(grep -b '^diff --git ' "$work/all.diff" | awk -F: -v l=$limit '$1 <= l { c = $1 } END { print c }')
 head -c "$cut" "$work/all.diff" >"$work/10mb.diff"
 echo "input: $(wc -c <"$work/10mb.diff") bytes, $(grep -c '^diff --git ' "$work/10mb.diff") file sections, $(grep -c '^@@ ' "$work/10mb.diff") hunks"
+instr="$work/instructions.md"
+printf 'Review this part of a large change. Report bugs, risky changes and missing tests, citing file and line.\n' >"$instr"
 for b in "${budgets[@]}"; do
 	start=$(date +%s.%N)
-	"$work/ctxtrim" split -budget "$b" -instructions README.md -verify -manifest "$work/m.json" <"$work/10mb.diff" >"$work/parts.txt" 2>"$work/err.txt" || { cat "$work/err.txt"; exit 1; }
+	"$work/ctxtrim" split -budget "$b" -instructions "$instr" -manifest "$work/m.json" <"$work/10mb.diff" >"$work/parts.txt" 2>"$work/err.txt" || { cat "$work/err.txt"; exit 1; }
+	mid=$(date +%s.%N)
+	"$work/ctxtrim" split -budget "$b" -instructions "$instr" -verify <"$work/10mb.diff" >/dev/null 2>"$work/err.txt" || { cat "$work/err.txt"; exit 1; }
 	end=$(date +%s.%N)
-	python3 - "$work/m.json" "$b" "$start" "$end" <<'PY'
+	python3 - "$work/m.json" "$b" "$start" "$mid" "$end" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 t = m["tokens"]
 p = m["parts"]
 whole = sum(1 for q in p for it in q["items"] if it["whole"])
 items = sum(len(q["items"]) for q in p)
+start, mid, end = map(float, sys.argv[3:6])
 print(f"budget {sys.argv[2]:>6}: {len(p):4d} parts, tokens min {t['min']:6d} median {t['median']:6d} max {t['max']:6d} "
-      f"(min/max {t['min']/t['max']:.2f}), {whole}/{items} items whole files, "
-      f"time {float(sys.argv[4])-float(sys.argv[3]):.2f}s (with -verify)")
+      f"(min/max {t['min']/t['max']:.2f}), {whole}/{items} items whole files; "
+      f"split {mid-start:.2f}s, split+verify {end-mid:.2f}s")
 PY
 done
