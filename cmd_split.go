@@ -75,8 +75,8 @@ func runSplit(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, `usage: ctxtrim split [-model M] [-budget N] [flags] [FILE|-]
 
 Cut a task too large for one request into parts that each fit the budget
-(-budget N, or the model's input limit),
-counted exactly on the rendered part (instructions + "[part i of n]" + payload).
+(-budget N, else the model's input limit), counted exactly on the rendered
+part: instructions + "[part i of n]" + payload, as text or request JSON.
 Input: a unified diff or text on stdin or FILE, -diff REV..REV, -staged, or -files GLOB.
 Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 -request, or one file per part plus manifest.json with -out DIR.`)
@@ -88,14 +88,14 @@ Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 	fs.BoolVar(&f.staged, "staged", false, "split the staged changes (HEAD to index)")
 	fs.Var(&f.files, "files", "split the files matching `GLOB` (doublestar, repeatable)")
 	fs.BoolVar(&f.text, "text", false, "treat the input as text even if it looks like a diff")
-	fs.StringVar(&f.request, "request", "", "render parts as request bodies: openai or anthropic (JSONL on stdout)")
+	fs.StringVar(&f.request, "request", "", "render parts as request bodies of `API` openai or anthropic (JSONL on stdout)")
 	fs.StringVar(&f.out, "out", "", "write one file per part and manifest.json into `DIR`")
 	fs.StringVar(&f.manifest, "manifest", "", "write the manifest (JSON) to `FILE`")
-	fs.StringVar(&f.delimiter, "delimiter", defaultDelimiter, "separator between plain parts on stdout (\\n, \\t, \\f, \\0 escapes)")
+	fs.StringVar(&f.delimiter, "delimiter", defaultDelimiter, "separator `TEXT` between plain parts on stdout (\\n, \\t, \\f, \\0 escapes)")
 	fs.BoolVar(&f.reduce, "reduce", false, "add a final part that merges the partial answers")
 	fs.StringVar(&f.reduceFile, "reduce-instructions", "", "`FILE` replacing the default text of the reduce part")
 	fs.IntVar(&f.maxParts, "max-parts", 0, "fail if more than `N` parts are needed (0: no limit)")
-	fs.IntVar(&f.maxTokens, "max-tokens", 0, "max_tokens of Anthropic requests (default 4096)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "max_tokens `N` of Anthropic requests (default 4096)")
 	fs.BoolVar(&f.verify, "verify", false, "check that every part fits and that the parts hold the input exactly")
 	fs.StringVar(&f.dir, "C", ".", "repository `DIR` for -diff, -staged and -files")
 	fs.BoolVar(&f.verbose, "v", false, "report the parts on stderr")
