@@ -401,3 +401,35 @@ func itemsText(items []stubItemInfo) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// TestCodexFixedPrompt measures Codex's fixed prompt for the models named
+// in CTXTRIM_E2E_CODEX_MODELS (comma-separated); it is a measurement, run
+// on demand:
+//
+//	CTXTRIM_E2E_CODEX_MODELS=gpt-5.5,gpt-6.1-sol go test ./e2e -run FixedPrompt -v
+func TestCodexFixedPrompt(t *testing.T) {
+	models := os.Getenv("CTXTRIM_E2E_CODEX_MODELS")
+	if models == "" {
+		t.Skip("set CTXTRIM_E2E_CODEX_MODELS to measure Codex's fixed prompt per model")
+	}
+	ns := needNetns(t)
+	codex := needCodex(t)
+	work, git := gitRepo(t)
+	writeFiles(t, work, map[string]string{"README.md": "probe\n"})
+	git("add", ".")
+	git("commit", "-q", "-m", "init")
+	for _, model := range strings.Split(models, ",") {
+		home := codexHome(t, model, codexWindow, codexAutoCompact)
+		logPath := filepath.Join(t.TempDir(), "stub.jsonl")
+		r := ns.run(t, 3*time.Minute, work, codexEnv(home), codexWindow, logPath, shellQuote(codex)+" exec 'Say OK.' </dev/null")
+		recs, err := readStubLog(logPath)
+		if err != nil || r.code != 0 || len(recs) != 1 {
+			t.Errorf("%s: %v %s", model, err, r)
+			continue
+		}
+		rec := recs[0]
+		last := rec.Items[len(rec.Items)-1]
+		t.Logf("%s: fixed %d tokens = tools %d (%d) + instructions %d + %s",
+			model, rec.Tokens-last.Tokens, rec.ToolsTokens, rec.Tools, rec.InstructionsTokens, itemsText(rec.Items[:len(rec.Items)-1]))
+	}
+}

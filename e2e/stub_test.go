@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,7 +25,8 @@ import (
 // Token counting: o200k_base over the text the model would read —
 // instructions, every input item's text (message content, function call
 // arguments and outputs, reasoning summaries) and the tool definitions as
-// JSON — plus a per-item overhead of stubItemOverhead tokens, like OpenAI's
+// JSON (the request's "tools", or the "additional_tools" input item newer
+// Codex models get) — plus a per-item overhead of stubItemOverhead tokens, like OpenAI's
 // per-message overhead.
 type stubServer struct {
 	window  int
@@ -33,6 +35,10 @@ type stubServer struct {
 	log     io.Writer
 	n       atomic.Int64
 }
+
+// stubDumpEnv names a directory where the stub writes every request body,
+// for debugging.
+const stubDumpEnv = "CTXTRIM_E2E_STUB_DUMP"
 
 // stubItemOverhead is the per-item framing cost the stub adds (OpenAI
 // documents 3 tokens per chat message).
@@ -65,6 +71,9 @@ type stubItemInfo struct {
 func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rec := stubRecord{N: s.n.Add(1), Path: r.URL.Path, BodyBytes: len(body)}
+	if dir := os.Getenv(stubDumpEnv); dir != "" { // debugging aid: keep the raw requests
+		os.WriteFile(filepath.Join(dir, fmt.Sprintf("request-%d.json", rec.N)), body, 0o644)
+	}
 	defer func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -163,8 +172,9 @@ func itemInfo(raw json.RawMessage, c budget.Counter) itemResult {
 		Summary   []struct {
 			Text string `json:"text"`
 		} `json:"summary"`
-		EncryptedContent string `json:"encrypted_content"`
-		Name             string `json:"name"`
+		EncryptedContent string          `json:"encrypted_content"`
+		Name             string          `json:"name"`
+		Tools            json.RawMessage `json:"tools"` // "additional_tools" items of newer models
 	}
 	json.Unmarshal(raw, &it)
 	if it.Type == "" && it.Role != "" {
@@ -176,7 +186,7 @@ func itemInfo(raw json.RawMessage, c budget.Counter) itemResult {
 	for _, s := range it.Summary {
 		parts = append(parts, s.Text)
 	}
-	parts = append(parts, it.Arguments, it.Input, it.Name, it.EncryptedContent)
+	parts = append(parts, it.Arguments, it.Input, it.Name, it.EncryptedContent, string(it.Tools))
 	text := strings.Join(parts, "")
 	head := text
 	if len(head) > 80 {
