@@ -200,3 +200,34 @@ func TestHunkDefinitionCuts(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenRealDiff: a real diff excerpt (go-git, see testdata/README.md)
+// split at a budget that needs hunk cuts: every part a diff on its own, and
+// the manifest as testdata/gogit.manifest.json holds.
+func TestGoldenRealDiff(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gogit-v5.11.0-v5.12.0-plumbing.diff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := diffInput(string(data))
+	res := mustSplit(t, in, &Options{Budget: 700, Instructions: "Review this part of the go-git v5.12.0 change."})
+	checkDiffParts(t, res)
+	got, err := marshalIndent(res.Manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "gogit.manifest.json")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("manifest (-want +got):\n%s", diff)
+	}
+}
