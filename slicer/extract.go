@@ -162,18 +162,30 @@ type span struct {
 
 // extract parses src as lang and runs its queries.
 func (x *extractor) extract(ctx context.Context, lang string, src []byte) ([]Symbol, []string, error) {
+	if lang == "go" {
+		if syms, refs, ok := goDefinitions(src, x.seen); ok {
+			return syms, refs, nil
+		}
+	}
+	syms, refs, _, err := x.treeSitter(ctx, lang, src)
+	return syms, refs, err
+}
+
+// treeSitter is extract with tree-sitter, whatever the language; it also
+// reports whether the tree has syntax errors.
+func (x *extractor) treeSitter(ctx context.Context, lang string, src []byte) ([]Symbol, []string, bool, error) {
 	cl, err := x.qc.get(lang)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	x.parser.SetLanguage(cl.grammar)
 	tree, err := x.parser.ParseCtx(ctx, nil, src)
 	if err != nil || tree == nil {
 		x.parser.Reset()
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, nil, false, ctx.Err()
 		}
-		return nil, nil, fmt.Errorf("%w: %v", errParse, err)
+		return nil, nil, false, fmt.Errorf("%w: %v", errParse, err)
 	}
 	defer tree.Close()
 	root := tree.RootNode()
@@ -242,7 +254,7 @@ func (x *extractor) extract(ctx context.Context, lang string, src []byte) ([]Sym
 		}
 	}
 	refs := sortedKeys(x.seen)
-	return syms, refs, nil
+	return syms, refs, root.HasError(), nil
 }
 
 // nest sorts spans into source order, removes duplicates and fills Scope
@@ -312,12 +324,21 @@ func skipSpace(src []byte, start uint32, line int) (int, int) {
 // same line ("export const", "type" in Go) are included unless that prefix
 // holds other code (a '{', ';' or '}').
 func signature(src []byte, def *sitter.Node, start int) string {
-	end := int(def.EndByte())
+	body := -1
+	if b := def.ChildByFieldName("body"); b != nil {
+		body = int(b.StartByte())
+	}
+	return signatureOf(src, start, int(def.EndByte()), body)
+}
+
+// signatureOf is signature over byte offsets: the definition spans
+// src[start:end] and its body starts at body (-1 when it has none).
+func signatureOf(src []byte, start, end, body int) string {
 	if end < start {
 		end = start
 	}
-	if body := def.ChildByFieldName("body"); body != nil && int(body.StartByte()) > start {
-		end = int(body.StartByte())
+	if body > start {
+		end = body
 	} else if i := bytes.IndexByte(src[start:end], '\n'); i >= 0 {
 		end = start + i
 	}

@@ -28,6 +28,7 @@ const goDefs = `
 (type_alias name: (type_identifier) @name) @definition.type
 (source_file (const_declaration (const_spec name: (identifier) @name) @definition.const))
 (source_file (var_declaration (var_spec name: (identifier) @name) @definition.var))
+(source_file (var_declaration (var_spec_list (var_spec name: (identifier) @name) @definition.var)))
 (method_elem name: (field_identifier) @name) @definition.method
 (field_declaration_list (field_declaration name: (field_identifier) @name) @definition.field)
 `

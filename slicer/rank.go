@@ -333,7 +333,8 @@ func bm25(ix *Index, q *query, stats []fileStats) []float64 {
 
 // mentionTarget is one file a mention points at.
 type mentionTarget struct {
-	score float64
+	score    float64
+	explicit bool // a path, file name or frame names the file: class does not matter
 	lines []int // lines the mention points at (frames, definitions)
 	why   []string
 }
@@ -404,6 +405,7 @@ func matchMentions(ix *Index, lk *lookup, q *query, stats []fileStats) map[int]*
 		}
 		if i, ok := lk.byPath[p]; ok {
 			add(i, strength, pm.Line, fmt.Sprintf("%s %s", kind, p))
+			out[i].explicit = true
 			continue
 		}
 		// A path suffix: "/abs/checkout/pkg/x.go" or "pkg/x.go" in a subdirectory.
@@ -419,6 +421,7 @@ func matchMentions(ix *Index, lk *lookup, q *query, stats []fileStats) map[int]*
 		if len(suffix) > 0 {
 			for _, j := range suffix {
 				add(j, strength/float64(len(suffix)), pm.Line, fmt.Sprintf("%s %s", kind, p))
+				out[j].explicit = true
 			}
 			continue
 		}
@@ -430,6 +433,7 @@ func matchMentions(ix *Index, lk *lookup, q *query, stats []fileStats) map[int]*
 			}
 			for _, j := range l {
 				add(j, s/float64(len(l)), pm.Line, "file "+base)
+				out[j].explicit = true
 			}
 			continue
 		}
@@ -620,6 +624,9 @@ func rankFiles(in *rankInput) []ranked {
 		s.Lexical = weightLexical * lex[i] * s.Class
 		if t := men[i]; t != nil {
 			s.Mention = weightMention * t.score
+			if !t.explicit {
+				s.Mention *= s.Class // a word that names a vendored file is no request for it
+			}
 		}
 		s.Graph = weightGraph * pr[i] * s.Class
 		relevant := lex[i] > 0 || s.Mention > 0 || pr[i] > 0

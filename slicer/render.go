@@ -46,7 +46,17 @@ func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
 	case len(views) == 0 && len(maps) == 0:
 		b.WriteString("no file fitted the budget")
 	default:
-		fmt.Fprintf(&b, "%s whole, %s as excerpts", plural(whole, "file"), plural(parts, "file"))
+		var what []string
+		if whole > 0 {
+			what = append(what, plural(whole, "file")+" whole")
+		}
+		if parts > 0 {
+			what = append(what, plural(parts, "file")+" as excerpts")
+		}
+		if len(what) == 0 {
+			what = append(what, "no file content")
+		}
+		b.WriteString(strings.Join(what, ", "))
 		if len(maps) > 0 {
 			fmt.Fprintf(&b, ", and one-line signatures of %s more", plural(len(maps), "file"))
 		}

@@ -13,6 +13,11 @@ const (
 
 var registry = map[string]Shape{}
 
+var (
+	grouped = 1
+	other   = "x"
+)
+
 // Shape is an interface.
 type Shape interface {
 	Area() float64

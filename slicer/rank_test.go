@@ -1,0 +1,143 @@
+package slicer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// rankTask ranks an in-memory index for task, without history.
+func rankTask(t *testing.T, ix *Index, read func(string) ([]byte, error), task string) []ranked {
+	t.Helper()
+	q := newQuery(task)
+	stats, err := scanContents(context.Background(), ix, q, 2, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rankFiles(&rankInput{ix: ix, q: q, lk: newLookup(ix), stats: stats, explain: true})
+}
+
+// TestRankingGolden is the ranking-quality golden: for each task, the rank
+// of the file that answers it, and the mean reciprocal rank. A change that
+// moves a rank shows up in the diff; go test -update accepts it.
+func TestRankingGolden(t *testing.T) {
+	ix, read := memIndex(t, goldenRepo)
+	tasks := []struct{ task, target string }{
+		{"retry on 503 loses the request body", "retry/retry.go"},
+		{"ParseHTTPHeader keeps spaces around the value", "header/parse.go"},
+		{"users report \"cache: key not found\" right after Put", "cache/cache.go"},
+		{"load_settings crashes when the settings file is missing", "config/settings.py"},
+		{"TestDoRewindsBody is flaky", "retry/retry_test.go"},
+		{"header parsing should trim whitespace around the key", "header/parse.go"},
+		{"the app entry point builds its cache too late", "cmd/app/main.go"},
+		{"retry policy: make the maximum number of attempts configurable", "retry/retry.go"},
+		{"Cache.Get on a nil map panics", "cache/cache.go"},
+		{"fix retry/retry.go for servers that never recover", "retry/retry.go"},
+	}
+	var b strings.Builder
+	b.WriteString("# task → target: rank (0 = not ranked)\n")
+	sum := 0.0
+	for _, tc := range tasks {
+		rank := 0
+		for k, r := range rankTask(t, ix, read, tc.task) {
+			if ix.Files[r.file].Path == tc.target {
+				rank = k + 1
+				break
+			}
+		}
+		if rank > 0 {
+			sum += 1 / float64(rank)
+		}
+		fmt.Fprintf(&b, "%s → %s: %d\n", tc.task, tc.target, rank)
+	}
+	mrr := sum / float64(len(tasks))
+	fmt.Fprintf(&b, "MRR %.3f\n", mrr)
+	golden(t, filepath.Join("testdata", "select", "ranking.golden"), b.String())
+	if mrr < 0.8 {
+		t.Errorf("MRR = %.3f, want ≥ 0.8", mrr)
+	}
+}
+
+// TestScoreFormulas states scores as formulas over the named constants.
+func TestScoreFormulas(t *testing.T) {
+	ix, read := memIndex(t, map[string]string{
+		"pkg/alpha.go":      "package pkg\n\nfunc Alpha() {}\n",
+		"pkg/alpha_test.go": "package pkg\n\nfunc TestAlpha() {}\n",
+		"vendor/v/beta.go":  "package v\n\nfunc Beta() {}\n",
+	})
+	get := func(rk []ranked, p string) Signals {
+		for _, r := range rk {
+			if ix.Files[r.file].Path == p {
+				r.signals.Why = nil
+				return r.signals
+			}
+		}
+		return Signals{}
+	}
+	approx := cmpopts.EquateApprox(0, 1e-9)
+	t.Run("full path mention", func(t *testing.T) {
+		rk := rankTask(t, ix, read, "see pkg/alpha.go")
+		s := get(rk, "pkg/alpha.go")
+		if diff := cmp.Diff(weightMention*mentionFullPath, s.Mention, approx); diff != "" {
+			t.Errorf("Mention (-want +got):\n%s", diff)
+		}
+		// Its test gets pairShare of the source's own score, scaled by
+		// the test class; the source gets pairShare of the test's.
+		test := get(rk, "pkg/alpha_test.go")
+		own := s.Score - s.Pair
+		if diff := cmp.Diff(pairShare*own*classFactor(Test), test.Pair, approx); diff != "" {
+			t.Errorf("test Pair (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("explicit mention ignores class", func(t *testing.T) {
+		s := get(rankTask(t, ix, read, "vendor/v/beta.go is outdated"), "vendor/v/beta.go")
+		if diff := cmp.Diff(weightMention*mentionFullPath, s.Mention, approx); diff != "" {
+			t.Errorf("Mention (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("code-like symbol mention", func(t *testing.T) {
+		s := get(rankTask(t, ix, read, "calling Alpha() twice"), "pkg/alpha.go")
+		// One definer: mentionSymbol / sqrt(1); the file's stem also
+		// equals the identifier: mentionStem / 1.
+		if diff := cmp.Diff(weightMention*(mentionSymbol+mentionStem), s.Mention, approx); diff != "" {
+			t.Errorf("Mention (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("lexical is normalized", func(t *testing.T) {
+		rk := rankTask(t, ix, read, "alpha")
+		best := 0.0
+		for _, r := range rk {
+			best = math.Max(best, r.signals.Lexical/r.signals.Class)
+		}
+		if diff := cmp.Diff(weightLexical, best, approx); diff != "" {
+			t.Errorf("best Lexical/Class (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestPairKey(t *testing.T) {
+	tests := []struct {
+		path, key string
+		test      bool
+	}{
+		{"pkg/retry.go", "pkg/retry", false},
+		{"pkg/retry_test.go", "pkg/retry", true},
+		{"src/app.spec.ts", "src/app", true},
+		{"src/app.test.js", "src/app", true},
+		{"tests/test_models.py", "*/models", true},
+		{"lib/test_models.py", "lib/models", true},
+		{"src/test/java/FooTest.java", "*/foo", true},
+	}
+	for _, tc := range tests {
+		key, test := pairKey(tc.path)
+		if diff := cmp.Diff([2]any{tc.key, tc.test}, [2]any{key, test}); diff != "" {
+			t.Errorf("pairKey(%s) (-want +got):\n%s", tc.path, diff)
+		}
+	}
+}

@@ -1,0 +1,312 @@
+package slicer
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+)
+
+// TestSelectScenarios runs testdata/select/*.txtar: the archive is the
+// repository, and its directives are
+//
+//	ctxtrim [-budget=N] [-format=F] [-no-redact] TASK   select (once, first)
+//	want TEXT      the output contains TEXT
+//	!want TEXT     the output does not contain TEXT
+//	paths P...     the selected files start with P..., in this order
+//	err TEXT       Select fails with an error containing TEXT
+func TestSelectScenarios(t *testing.T) {
+	c := testCounter(t)
+	txtartest.Run(t, "testdata/select/*.txtar", func(t *testing.T, ar *txtar.Archive) {
+		dir := txtartest.Repo(t, ar)
+		ix, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, NoCache: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var opts SelectOptions
+		var task string
+		var sel *Selection
+		var selErr error
+		run := func() {
+			if sel == nil && selErr == nil {
+				sel, selErr = Select(context.Background(), ix, task, c, &opts)
+			}
+		}
+		for _, d := range txtartest.Directives(t, ar) {
+			switch d.Name {
+			case "ctxtrim":
+				opts = SelectOptions{Budget: 4000}
+				for _, a := range d.Args {
+					switch {
+					case strings.HasPrefix(a, "-budget="):
+						opts.Budget, _ = strconv.Atoi(strings.TrimPrefix(a, "-budget="))
+					case strings.HasPrefix(a, "-format="):
+						opts.Format = strings.TrimPrefix(a, "-format=")
+					case a == "-no-redact":
+						opts.NoRedact = true
+					default:
+						task = a
+					}
+				}
+			case "want", "!want":
+				run()
+				if selErr != nil {
+					t.Fatalf("%v: Select: %v", d, selErr)
+				}
+				for _, w := range d.Args {
+					if got := strings.Contains(sel.Text, w); got != (d.Name == "want") {
+						t.Errorf("%v: output contains %q = %v\n%s", d, w, got, sel.Text)
+					}
+				}
+			case "paths":
+				run()
+				if selErr != nil {
+					t.Fatalf("%v: Select: %v", d, selErr)
+				}
+				var got []string
+				for _, f := range sel.Files {
+					if len(got) < len(d.Args) {
+						got = append(got, f.Path)
+					}
+				}
+				if diff := cmp.Diff(d.Args, got); diff != "" {
+					t.Errorf("%v: selected paths (-want +got):\n%s", d, diff)
+				}
+			case "err":
+				run()
+				if selErr == nil || !strings.Contains(selErr.Error(), d.Args[0]) {
+					t.Errorf("%v: Select error = %v, want one containing %q", d, selErr, d.Args[0])
+				}
+			}
+		}
+		if sel != nil && sel.Tokens > opts.Budget {
+			t.Errorf("Tokens = %d > budget %d", sel.Tokens, opts.Budget)
+		}
+	})
+}
+
+// randomRepo generates a repository of n Go files that call each other,
+// with names drawn from a small vocabulary so that tasks match several.
+func randomRepo(r *rand.Rand, n int) map[string]string {
+	words := []string{"retry", "request", "body", "header", "parse", "client", "cache", "token", "budget", "render", "index", "walk"}
+	name := func() string {
+		a, b := words[r.IntN(len(words))], words[r.IntN(len(words))]
+		return a + strings.ToUpper(b[:1]) + b[1:]
+	}
+	files := map[string]string{}
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package p%d\n\n", i%3)
+		for k := 0; k < 1+r.IntN(12); k++ {
+			fmt.Fprintf(&b, "// %s does things.\nfunc %s%d(x int) int {\n", name(), name(), k)
+			for l := 0; l < r.IntN(30); l++ {
+				fmt.Fprintf(&b, "\tx += %s(x) // %s\n", name(), words[r.IntN(len(words))])
+			}
+			b.WriteString("\treturn x\n}\n\n")
+		}
+		dir := []string{"", "pkg/", "internal/x/", "vendor/v/"}[r.IntN(4)]
+		files[fmt.Sprintf("%sf%d.go", dir, i)] = b.String()
+	}
+	files[".env"] = "API_TOKEN=abc123def456\n"
+	return files
+}
+
+// TestSelectFitsAndIsDeterministic is the budget property: for random
+// repositories, budgets and formats, the output's exact count is at most
+// the budget, Tokens is that count, and a second run gives the same bytes.
+func TestSelectFitsAndIsDeterministic(t *testing.T) {
+	c := testCounter(t)
+	r := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 12; trial++ {
+		files := randomRepo(r, 5+r.IntN(40))
+		ix, read := memIndex(t, files)
+		budget := 150 + r.IntN(6000)
+		format := formats[r.IntN(len(formats))]
+		task := "retry the request body when the header parse fails in clientCache"
+		opts := &SelectOptions{Budget: budget, Format: format, ReadFile: read}
+		t.Run(fmt.Sprintf("%d-%s-%d", trial, format, budget), func(t *testing.T) {
+			a, err := Select(context.Background(), ix, task, c, opts)
+			if errors.Is(err, ErrTaskTooLarge) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Tokens > budget {
+				t.Fatalf("Tokens = %d > budget %d", a.Tokens, budget)
+			}
+			if format != FormatPaths {
+				if n := c.Count(a.Text); n != a.Tokens || n > budget {
+					t.Fatalf("Count(Text) = %d, Tokens = %d, budget %d", n, a.Tokens, budget)
+				}
+			}
+			b, err := Select(context.Background(), ix, task, c, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Text != b.Text {
+				t.Fatalf("two runs differ:\n%s\n----\n%s", a.Text, b.Text)
+			}
+			if strings.Contains(a.Text, "abc123def456") {
+				t.Fatalf("secret from .env in the output")
+			}
+		})
+	}
+}
+
+func TestSelectTaskTooLarge(t *testing.T) {
+	ix, read := memIndex(t, map[string]string{"a.go": "package a\n"})
+	_, err := Select(context.Background(), ix, strings.Repeat("retry the request ", 200), testCounter(t), &SelectOptions{Budget: 100, ReadFile: read})
+	if !errors.Is(err, ErrTaskTooLarge) || !strings.Contains(err.Error(), "ctxtrim split") {
+		t.Fatalf("Select error = %v, want ErrTaskTooLarge pointing to ctxtrim split", err)
+	}
+}
+
+// goldenRepo is the small repository of the golden and ranking tests.
+var goldenRepo = map[string]string{
+	"retry/retry.go": `package retry
+
+import "net/http"
+
+// Policy says how often to retry.
+type Policy struct {
+	Max int
+}
+
+// Do sends req, retrying on 503. The body is rewound before each attempt.
+func Do(c *http.Client, req *http.Request, p Policy) (*http.Response, error) {
+	var resp *http.Response
+	var err error
+	for i := 0; i <= p.Max; i++ {
+		if req.GetBody != nil && i > 0 {
+			req.Body, err = req.GetBody()
+			if err != nil {
+				return nil, err
+			}
+		}
+		resp, err = c.Do(req)
+		if err == nil && resp.StatusCode != http.StatusServiceUnavailable {
+			return resp, nil
+		}
+	}
+	return resp, err
+}
+`,
+	"retry/retry_test.go": `package retry
+
+import "testing"
+
+func TestDoRewindsBody(t *testing.T) {
+	_ = Policy{Max: 2}
+}
+`,
+	"header/parse.go": `package header
+
+import "strings"
+
+// ParseHTTPHeader splits "Key: value" into its parts.
+func ParseHTTPHeader(line string) (key, value string, ok bool) {
+	key, value, ok = strings.Cut(line, ":")
+	if !ok {
+		return "", "", false
+	}
+	return strings.TrimSpace(key), strings.TrimSpace(value), true
+}
+`,
+	"cache/cache.go": `package cache
+
+import "errors"
+
+// ErrMiss is returned when a key is absent.
+var ErrMiss = errors.New("cache: key not found")
+
+// Cache maps keys to values.
+type Cache struct{ m map[string]string }
+
+// Get returns the value of key.
+func (c *Cache) Get(key string) (string, error) {
+	v, ok := c.m[key]
+	if !ok {
+		return "", ErrMiss
+	}
+	return v, nil
+}
+
+// Put stores value under key.
+func (c *Cache) Put(key, value string) { c.m[key] = value }
+`,
+	"cmd/app/main.go": `package main
+
+import (
+	"example.com/app/cache"
+	"example.com/app/retry"
+)
+
+func main() {
+	c := &cache.Cache{}
+	_ = c
+	_ = retry.Policy{Max: 3}
+}
+`,
+	"docs/retry.md":     "# Retry\n\nThe client retries on 503 and rewinds the request body.\n",
+	"vendor/x/retry.go": "package x\n\n// Retry retries the request on 503 and keeps the body.\nfunc Retry() {}\n",
+	"config/.env":       "DB_PASSWORD=s3cretvalue\n",
+	"config/settings.py": `import os
+
+AWS_KEY = "AKIAIOSFODNN7EXAMPLE"
+
+
+def load_settings(path):
+    """Load settings from path."""
+    with open(path) as f:
+        return f.read()
+`,
+}
+
+// TestSelectGolden renders the golden repository in every format.
+func TestSelectGolden(t *testing.T) {
+	c := testCounter(t)
+	ix, read := memIndex(t, goldenRepo)
+	task := "retry on 503 loses the request body (see retry.Do)"
+	for _, format := range formats {
+		t.Run(format, func(t *testing.T) {
+			sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: 700, Format: format, ReadFile: read})
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, filepath.Join("testdata", "select", "golden", "retry."+format), sel.Text)
+		})
+	}
+}
+
+func golden(t *testing.T, file, got string) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", file, diff)
+	}
+}
+
+var _ = flag.Bool // update is declared in extract_test.go
