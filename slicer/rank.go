@@ -334,9 +334,9 @@ func bm25(ix *Index, q *query, stats []fileStats) []float64 {
 // mentionTarget is one file a mention points at.
 type mentionTarget struct {
 	score    float64
-	explicit bool // a path, file name or frame names the file: class does not matter
-	lines []int // lines the mention points at (frames, definitions)
-	why   []string
+	explicit bool  // a path, file name or frame names the file: class does not matter
+	lines    []int // lines the mention points at (frames, definitions)
+	why      []string
 }
 
 // lookup holds the index's names for mention matching.
