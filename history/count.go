@@ -254,3 +254,30 @@ func (a accountant) responses(m map[string]json.RawMessage) int {
 	}
 	return perMessageTokens + a.c.Count(b.String())
 }
+
+// result counts the output of one tool result (an Anthropic tool_result
+// block's content, a Chat tool message's content, a Responses output), as
+// the model sees it: images at imageTokens.
+func (a accountant) result(raw json.RawMessage, block int) int {
+	ms, err := parseObject(raw)
+	if err != nil {
+		return 0
+	}
+	var out json.RawMessage
+	switch a.f {
+	case FormatChat:
+		out = get(ms, "content")
+	case FormatAnthropic:
+		b, err := blockAt(get(ms, "content"), block)
+		if err != nil {
+			return 0
+		}
+		out = get(b, "content")
+	default:
+		out = get(ms, "output")
+	}
+	if kindOf(out) == '{' {
+		return a.c.Count(compact(out))
+	}
+	return a.parts(out)
+}

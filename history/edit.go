@@ -273,3 +273,79 @@ func mergeNotice(raw json.RawMessage, text string) (json.RawMessage, error) {
 	out = append(out, elems[at:]...)
 	return encodeObject(set(ms, "content", encodeArray(out))), nil
 }
+
+// resultImages lists the image parts inside a tool result's output: an
+// Anthropic tool_result block's content, or a Responses output array.
+func resultImages(f Format, raw json.RawMessage, block int) []int {
+	out, _, err := resultOutput(f, raw, block)
+	if err != nil || kindOf(out) != '[' {
+		return nil
+	}
+	var parts []struct {
+		Type string `json:"type"`
+	}
+	if json.Unmarshal(out, &parts) != nil {
+		return nil
+	}
+	var idx []int
+	for i, p := range parts {
+		switch p.Type {
+		case "image", "input_image", "image_url":
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
+// resultOutput returns the output value of a tool result and its key.
+func resultOutput(f Format, raw json.RawMessage, block int) (json.RawMessage, string, error) {
+	ms, err := parseObject(raw)
+	if err != nil {
+		return nil, "", err
+	}
+	switch f {
+	case FormatChat:
+		return get(ms, "content"), "content", nil
+	case FormatAnthropic:
+		b, err := blockAt(get(ms, "content"), block)
+		if err != nil {
+			return nil, "", err
+		}
+		return get(b, "content"), "content", nil
+	default:
+		return get(ms, "output"), "output", nil
+	}
+}
+
+// replaceResultPart replaces part i of a tool result's output array.
+func replaceResultPart(f Format, raw json.RawMessage, block, i int, with json.RawMessage) (json.RawMessage, error) {
+	out, key, err := resultOutput(f, raw, block)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := parseArray(out)
+	if err != nil {
+		return nil, err
+	}
+	if i < 0 || i >= len(parts) {
+		return nil, errors.New("output part out of range")
+	}
+	parts = append([]json.RawMessage(nil), parts...)
+	parts[i] = with
+	newOut := encodeArray(parts)
+	ms, _ := parseObject(raw)
+	if f != FormatAnthropic {
+		return encodeObject(set(ms, key, newOut)), nil
+	}
+	blocks, err := parseArray(get(ms, "content"))
+	if err != nil {
+		return nil, err
+	}
+	bm, err := parseObject(blocks[block])
+	if err != nil {
+		return nil, err
+	}
+	blocks = append([]json.RawMessage(nil), blocks...)
+	blocks[block] = encodeObject(set(bm, key, newOut))
+	return encodeObject(set(ms, "content", encodeArray(blocks))), nil
+}

@@ -549,3 +549,57 @@ func TestRolloutShapes(t *testing.T) {
 		})
 	}
 }
+
+// Screenshots inside tool results (computer use) are what old turns cost
+// most; masking must see their size, and images inside recent results go
+// in step 2.
+func TestScreenshotsInToolResults(t *testing.T) {
+	shot := `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + png1 + `"}}`
+	var msgs []string
+	msgs = append(msgs, `{"role":"user","content":"Open the settings page and enable dark mode."}`)
+	for i := 0; i < 6; i++ {
+		id := fmt.Sprintf("toolu_%d", i)
+		msgs = append(msgs,
+			`{"role":"assistant","content":[{"type":"tool_use","id":"`+id+`","name":"computer","input":{"action":"screenshot","step":`+fmt.Sprint(i)+`}}]}`,
+			`{"role":"user","content":[{"type":"tool_result","tool_use_id":"`+id+`","content":[`+shot+`]}]}`)
+	}
+	src := []byte(`{"model":"claude-sonnet-4-5","max_tokens":1024,"messages":[` + strings.Join(msgs, ",") + `]}`)
+	c, err := Parse(bytes.NewReader(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := Tokens(c, counter(t))
+	if full < 6*imageTokens {
+		t.Fatalf("%d tokens: screenshots not counted", full)
+	}
+	for _, tc := range []struct {
+		name      string
+		limit     int
+		wantSteps []string
+		wantShots int
+	}{
+		{"masking old screenshots is enough", full - 2*imageTokens + 100, []string{StepMask}, 4},
+		{"recent screenshots lose their images too", full - 5*imageTokens + 200, []string{StepMask, StepSupersede}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := Prune(c, tc.limit, counter(t), &Options{KeepLast: 1, MaskAfter: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var steps []string
+			for _, s := range res.Steps {
+				if s.Edits > 0 {
+					steps = append(steps, s.Name)
+				}
+			}
+			out := encode(t, res.Conversation)
+			if d := cmp.Diff([]any{tc.wantSteps, tc.wantShots}, []any{steps, bytes.Count(out, []byte(png1))}); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+			if !bytes.Contains(out, []byte(fmt.Sprintf("omitted (%d tokens)", imageTokens))) {
+				t.Errorf("no placeholder gives the screenshot's size:\n%s", out)
+			}
+			checkPruned(t, c, src, res, tc.limit)
+		})
+	}
+}

@@ -133,7 +133,12 @@ func (g *gen) anthropic() []byte {
 				blocks = append(blocks, map[string]any{"type": "tool_use", "id": id, "name": name, "input": json.RawMessage(args)})
 				o := g.output(outs)
 				outs = append(outs, o)
-				results = append(results, map[string]any{"type": "tool_result", "tool_use_id": id, "content": o})
+				var content any = o
+				if g.r.IntN(4) == 0 { // a screenshot, as computer use returns
+					content = []any{map[string]any{"type": "text", "text": g.text(10)},
+						map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": png1}}}
+				}
+				results = append(results, map[string]any{"type": "tool_result", "tool_use_id": id, "content": content})
 			}
 			msgs = append(msgs, map[string]any{"role": "assistant", "content": blocks})
 			if s == 1 && t == turns-1 && g.r.IntN(2) == 0 {
@@ -161,7 +166,12 @@ func (g *gen) responsesItems() []any {
 			items = append(items, map[string]any{"type": "function_call", "call_id": id, "name": name, "arguments": args})
 			o := g.output(outs)
 			outs = append(outs, o)
-			items = append(items, map[string]any{"type": "function_call_output", "call_id": id, "output": o})
+			var output any = o
+			if g.r.IntN(4) == 0 {
+				output = []any{map[string]any{"type": "input_text", "text": g.text(10)},
+					map[string]any{"type": "input_image", "image_url": "data:image/png;base64," + png1}}
+			}
+			items = append(items, map[string]any{"type": "function_call_output", "call_id": id, "output": output})
 		}
 		if t < turns-1 || g.r.IntN(2) == 0 {
 			g.id++

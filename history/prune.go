@@ -429,8 +429,7 @@ func (s *state) mask() int {
 		if s.fits() {
 			break
 		}
-		text, _ := resultText(s.f, s.items[r.item].raw, r.block)
-		t := s.c.Count(text)
+		t := s.a.result(s.items[r.item].raw, r.block)
 		if t < minMaskTokens {
 			continue
 		}
@@ -484,8 +483,7 @@ func (s *state) supersede() int {
 		if !ok {
 			continue
 		}
-		text, _ := resultText(s.f, s.items[r.item].raw, r.block)
-		if s.replaceResult(r, StepSupersede, fmt.Sprintf(p, s.c.Count(text))) {
+		if s.replaceResult(r, StepSupersede, fmt.Sprintf(p, s.a.result(s.items[r.item].raw, r.block))) {
 			n++
 		}
 	}
@@ -494,6 +492,20 @@ func (s *state) supersede() int {
 			continue
 		}
 		for i := s.units[u].start; i <= s.units[u].end; i++ {
+			for _, r := range s.items[i].res {
+				imgs := resultImages(s.f, s.items[i].raw, r.block)
+				for k := len(imgs) - 1; k >= 0; k-- {
+					if s.fits() {
+						return n
+					}
+					p := placeholderTag + "image removed]"
+					raw, err := replaceResultPart(s.f, s.items[i].raw, r.block, imgs[k], textPart(s.f, "user", p))
+					if err == nil {
+						s.edit(i, raw, StepSupersede, p+" from the output of "+s.toolName(resultSlot{i, r.block, r.id}))
+						n++
+					}
+				}
+			}
 			parts := imageParts(s.items[i].raw)
 			for k := len(parts) - 1; k >= 0; k-- {
 				if s.fits() {
