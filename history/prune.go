@@ -258,8 +258,16 @@ func (s *state) buildUnits() {
 			callAt[c.id] = j
 			calls[c.id] = c
 		}
-		if it.reas && j+1 < n {
-			reach[j] = max(reach[j], j+1)
+		if it.reas {
+			// A reasoning item goes with everything the model produced
+			// after it in the same response: the calls and the message.
+			k := j + 1
+			for k+1 < n && s.isModelOutput(k+1) && !s.items[k+1].reas {
+				k++
+			}
+			if k < n {
+				reach[j] = max(reach[j], k)
+			}
 		}
 	}
 	s.unitOf = make([]int, n)
@@ -277,6 +285,13 @@ func (s *state) buildUnits() {
 			start = i + 1
 		}
 	}
+}
+
+// isModelOutput reports whether item i is something the model produced:
+// a call or an assistant message.
+func (s *state) isModelOutput(i int) bool {
+	it := s.items[i]
+	return len(it.calls) > 0 || (it.role == "assistant" && len(it.res) == 0)
 }
 
 // fromEnd returns the index of the first of the last k non-instruction units.
