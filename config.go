@@ -104,13 +104,16 @@ func readConfig(path string) (*config, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		keys := make([]string, len(und))
-		for i, k := range und {
-			keys[i] = k.String()
+	var keys []string
+	for _, k := range md.Undecoded() {
+		// [check] belongs to "ctxtrim check", which decodes and validates it.
+		if k[0] != "check" {
+			keys = append(keys, k.String())
 		}
+	}
+	if len(keys) > 0 {
 		sort.Strings(keys)
-		return nil, fmt.Errorf("%s: unknown key %s (known: model, reserve, margin, [models.NAME], [families.NAME])", path, strings.Join(keys, ", "))
+		return nil, fmt.Errorf("%s: unknown key %s (known: model, reserve, margin, [models.NAME], [families.NAME], [check])", path, strings.Join(keys, ", "))
 	}
 	if c.Reserve != nil && *c.Reserve < 0 {
 		return nil, fmt.Errorf("%s: reserve %d is negative", path, *c.Reserve)

@@ -144,3 +144,13 @@ func TestRepoRoot(t *testing.T) {
 		t.Errorf("repoRoot(%s) = %q, %v; want %q", sub, got, ok, dir)
 	}
 }
+
+// TestConfigCheckSectionIsCheckOwned: a [check] section belongs to "ctxtrim
+// check"; the other commands must accept a config that has one.
+func TestConfigCheckSectionIsCheckOwned(t *testing.T) {
+	writeConfigs(t, "", "reserve = 0\n[check]\nreview_max_parts = 3\n")
+	out, stderr, code := runBuf(t, "hello\n", "fit", "-budget", "100")
+	if code != exitOK || out != "hello\n" {
+		t.Fatalf("fit with [check] in config: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
