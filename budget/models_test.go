@@ -59,9 +59,9 @@ func TestLookup(t *testing.T) {
 		{"models/gemini-2.5-pro", row{"gemini-2.5-pro", 1048576, 65536, O200kBase, 1.2, true}},
 		{"gemini-2.0-flash-001", row{"gemini-2.0-flash", 1048576, 8192, O200kBase, 1.2, true}},
 		{"deepseek-chat", row{"deepseek-chat", 131072, 8192, O200kBase, 1.15, true}},
-		{"meta-llama/Llama-3.3-70B-Instruct", row{"llama-3.3", 131072, 8192, O200kBase, 1.15, true}},
-		{"llama3.1:8b", row{"llama-3.1", 131072, 8192, O200kBase, 1.15, true}},
-		{"mistral-large-2411", row{"mistral-large", 131072, 8192, O200kBase, 1.25, true}},
+		{"meta-llama/Llama-3.3-70B-Instruct", row{"llama-3.3", 131072, 8192, O200kBase, 1.1, true}},
+		{"llama3.1:8b", row{"llama-3.1", 131072, 8192, O200kBase, 1.1, true}},
+		{"mistral-large-2411", row{"mistral-large", 131072, 8192, O200kBase, 1.4, true}},
 		{"gpt-5.4", row{"gpt-5.4", 1050000, 128000, O200kBase, 1, false}},
 		{"gpt-5.3-codex", row{"gpt-5.2-codex", 400000, 128000, O200kBase, 1, false}},
 		{"gpt-5.1-codex-max", row{"gpt-5.1-codex", 400000, 128000, O200kBase, 1, false}},
@@ -72,8 +72,8 @@ func TestLookup(t *testing.T) {
 		{"gemini-3-pro-preview", row{"gemini-3-pro", 1048576, 65536, O200kBase, 1.2, true}},
 		{"gemini-2.5-pro-preview-05-06", row{"gemini-2.5-pro", 1048576, 65536, O200kBase, 1.2, true}},
 		{"deepseek-reasoner", row{"deepseek-reasoner", 131072, 65536, O200kBase, 1.15, true}},
-		{"qwen2.5-coder:32b", row{"qwen2.5-coder", 32768, 8192, O200kBase, 1.15, true}},
-		{"codestral-2501", row{"codestral", 262144, 8192, O200kBase, 1.25, true}},
+		{"qwen2.5-coder:32b", row{"qwen2.5-coder", 32768, 8192, O200kBase, 1.1, true}},
+		{"codestral-2501", row{"codestral", 262144, 8192, O200kBase, 1.4, true}},
 		{"o3-pro", row{"o3", 200000, 100000, O200kBase, 1, false}},
 		{"gpt-3.5-turbo-0125", row{"gpt-3.5-turbo", 16385, 4096, Cl100kBase, 1, false}},
 	}
@@ -139,7 +139,7 @@ func TestTableWith(t *testing.T) {
 		{"claude-sonnet-4-5", row{200000, 64000, 1.5, true}},
 		{"claude-sonnet-4", row{200000, 64000, 2.0, true}},
 		{"claude-opus-5-5", row{1000000, 128000, 1.75, true}}, // other family untouched
-		{"mine", row{32768, 4096, 1.15, true}},
+		{"mine", row{32768, 4096, 1.1, true}},
 		{"gpt-4o-mini-2024-07-18", row{64000, 16384, 1, false}},
 		{"gpt-4o", row{128000, 16384, 1, false}},
 	}
