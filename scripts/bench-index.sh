@@ -87,7 +87,8 @@ for r in "${repos[@]}"; do
 	for _ in $(seq "$REPEAT"); do
 		measure cat sh -c "cd '$dir' && git ls-files -z | xargs -0 cat >/dev/null"
 	done
-	files=$(XDG_CACHE_HOME=$work/cache "$work/ctxtrim" index --repo "$dir" --json | awk -F': ' '/"files"/{gsub(",","",$2); print $2; exit}')
+	XDG_CACHE_HOME=$work/cache "$work/ctxtrim" index --repo "$dir" --json >"$work/summary.json"
+	files=$(awk -F': ' '/^  "files"/{gsub(",","",$2); print $2}' "$work/summary.json")
 	echo "# $r: $(git -C "$dir" ls-files | wc -l) tracked files, $files indexed, HEAD $(git -C "$dir" rev-parse --short HEAD)"
 	for w in cold warm cat; do printf '%-8s %-8s %s\n' "$r" "$w" "$(stats $w)"; done
 	if [ -n "$repomix" ]; then
@@ -96,8 +97,8 @@ for r in "${repos[@]}"; do
 			rm -f "$dir"/repomix-output.*
 		done
 		printf '%-8s %-8s %s\n' "$r" repomix "$(stats repomix)"
-		awk -v a="$(median cold 2)" -v b="$(median repomix 2)" 'BEGIN{printf "         cold CPU / repomix CPU = %.3f (goal <= 0.2)\n", a/b}'
+		awk -v a="$(median cold 2)" -v b="$(median repomix 2)" 'BEGIN{if (b > 0) printf "         cold CPU / repomix CPU = %.3f (goal <= 0.2)\n", a/b}'
 	fi
-	awk -v a="$(median warm 1)" -v b="$(median cat 1)" 'BEGIN{printf "         warm wall / cat wall   = %.2f (goal <= 3)\n", a/b}'
-	awk -v a="$(median warm 2)" -v b="$(median cat 2)" 'BEGIN{printf "         warm CPU / cat CPU     = %.2f\n", a/b}'
+	awk -v a="$(median warm 1)" -v b="$(median cat 1)" 'BEGIN{if (b > 0) printf "         warm wall / cat wall   = %.2f (goal <= 3)\n", a/b; else print "         warm wall / cat wall: below timer resolution"}'
+	awk -v a="$(median warm 2)" -v b="$(median cat 2)" 'BEGIN{if (b > 0) printf "         warm CPU / cat CPU     = %.2f\n", a/b}'
 done
