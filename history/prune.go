@@ -89,7 +89,7 @@ type Result struct {
 	Conversation  *Conversation
 	Before, After int // request tokens
 	Limit         int
-	Pinned        int // tokens of the part Prune never touches
+	Pinned        int // tokens of what Prune never touches, plus the notice dropping all else needs
 	Steps         []Step
 	Removed       []Removal
 	DroppedTurns  int
