@@ -175,7 +175,9 @@ func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 			return r
 		}
 		r.Bytes = int64(len(data))
-		r.Tokens = budget.OverheadFor(p.encName).Count(p.counter, msgs, tools)
+		// Count in the exact encoding and scale the total once: scaling
+		// each message would round up every one of them.
+		r.Tokens = scale(budget.OverheadFor(p.encName).Count(p.exact, msgs, tools), p.factor)
 		return r
 	}
 	n, size, approx, err := countStream(p.exact, in)
