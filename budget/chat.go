@@ -104,8 +104,13 @@ func CountChat(c Counter, msgs []Message, tools []Tool) int {
 	return overheadO200k().Count(c, msgs, tools)
 }
 
-// Count returns the prompt tokens of msgs and tools under overhead o.
+// Count returns the prompt tokens of msgs and tools under overhead o. With
+// an estimate counter (Scaled) the request is counted unscaled and the
+// total scaled once, so that rounding does not add up per message.
 func (o Overhead) Count(c Counter, msgs []Message, tools []Tool) int {
+	if s, ok := c.(scaledCounter); ok {
+		return s.countOf(o.Count(s.c, msgs, tools))
+	}
 	n := o.ReplyPriming
 	for _, m := range msgs {
 		n += o.Message(c, m)

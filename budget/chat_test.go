@@ -100,6 +100,16 @@ func TestCountChatFormula(t *testing.T) {
 	}
 }
 
+func TestCountChatScaled(t *testing.T) {
+	c := lenCounter{}
+	msgs := []Message{{Role: "user", Content: "a"}, {Role: "user", Content: "b"}}
+	o := OverheadFor(O200kBase)
+	exact := o.Count(c, msgs, nil)
+	if got, want := o.Count(Scaled(c, 1.5), msgs, nil), (exact*3+1)/2; got != want {
+		t.Errorf("scaled Count = %d, want ceil(%d × 1.5) = %d", got, exact, want)
+	}
+}
+
 func TestParseChatRequestParts(t *testing.T) {
 	msgs, tools, err := ParseChatRequest([]byte(`{"messages":[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"b"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"1","type":"function","function":{"name":"f","arguments":"{}"}}]}],
 	"tools":[{"type":"function","function":{"name":"g","description":"d.","parameters":{"type":"object","properties":{"z":{"type":["string","null"]},"a":{"type":"object","properties":{"b":{"type":"integer"}}}}}}}]}`))
