@@ -194,8 +194,15 @@ func (s *splitter) lineOf(src, i int) int {
 	return sort.SearchInts(starts, i+1)
 }
 
-// count counts source bytes, memoised.
+// memoMin is the smallest span whose count is memoised: recounting short
+// spans costs less than remembering millions of them.
+const memoMin = 512
+
+// count counts source bytes, memoised for spans of memoMin bytes or more.
 func (s *splitter) count(src, a, b int) int {
+	if b-a < memoMin {
+		return s.c.Count(s.in.Sources[src].Text[a:b])
+	}
 	k := spanKey{src, a, b}
 	s.mu.Lock()
 	n, ok := s.memo[k]
@@ -376,7 +383,7 @@ func (e *expander) span(a, b int, pen float64, hi, head, lead int, levels []cutt
 		return
 	}
 	for len(levels) > 0 {
-		cuts := levels[0](a, b)
+		cuts := e.thin(a, b, t, levels[0](a, b))
 		levels = levels[1:]
 		if len(cuts) == 0 {
 			continue
@@ -393,11 +400,34 @@ func (e *expander) span(a, b int, pen float64, hi, head, lead int, levels []cutt
 	e.fragments(a, b, pen, hi, head, lead)
 }
 
+// thin keeps, of the cuts of [a, b) (t tokens), only those at least about
+// capacity/blockFraction tokens apart (estimated from the span's bytes per
+// token): balancing works on blocks of that size anyway (see coarsen), and
+// a million one-line chunks would cost memory and time for nothing.
+func (e *expander) thin(a, b, t int, cuts []cut) []cut {
+	if len(cuts) < 2 || t <= 0 {
+		return cuts
+	}
+	gap := float64(b-a) * float64(e.capacity/blockFraction) / float64(t)
+	if gap < 2 {
+		return cuts
+	}
+	kept := cuts[:0:0]
+	last := a
+	for _, c := range cuts {
+		if float64(c.pos-last) >= gap {
+			kept = append(kept, c)
+			last = c.pos
+		}
+	}
+	return kept
+}
+
 // cutSpan cuts [a, b), which fits whole, at the first level offering
 // cuts, and emits the pieces (each cut further only if it must be).
 func (e *expander) cutSpan(a, b int, pen float64, head int, levels []cutter) {
 	for _, level := range levels {
-		if cuts := level(a, b); len(cuts) > 0 {
+		if cuts := e.thin(a, b, e.s.count(e.u.src, a, b)+head, level(a, b)); len(cuts) > 0 {
 			prev, prevPen := a, pen
 			for _, c := range cuts {
 				e.span(prev, c.pos, prevPen, -1, head, 0, []cutter{e.lines})

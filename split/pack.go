@@ -5,6 +5,66 @@ import (
 	"sort"
 )
 
+// blockFraction bounds the chunks balancing chooses among: runs of lines
+// are merged into blocks of at most capacity/blockFraction tokens, so a
+// part spans at most about that many blocks and balancing stays linear in
+// the input. A part's size is then settled to within 1/blockFraction of a
+// part, and cuts between lines land only between blocks.
+const blockFraction = 64
+
+// coarsen merges adjacent chunks of the same unit and hunk that meet at a
+// line boundary (penaltyLine) into blocks of at most capacity/blockFraction
+// tokens. Fragments of a cut line are left alone.
+func coarsen(ch []chunk, capacity int) []chunk {
+	limit := capacity / blockFraction
+	out := make([]chunk, 0, len(ch))
+	for _, c := range ch {
+		if n := len(out); n > 0 && c.penalty == penaltyLine {
+			last := &out[n-1]
+			if last.unit == c.unit && last.hunk == c.hunk && last.end == c.start && !last.frag && !c.cont && !c.frag &&
+				last.tokens+c.tokens <= limit {
+				last.end = c.end
+				last.tokens += c.tokens
+				continue
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// reach returns, for chunks ch and capacity, the prefix sums of chunk
+// tokens w, next[s] (the farthest e such that chunks [s, e) fit one part,
+// at least s+1) and need[s] (the fewest parts for chunks [s, m), greedy
+// farthest reach, which is optimal when fitting is monotone).
+func reach(ch []chunk, capacity int) (w, next, need []int) {
+	m := len(ch)
+	w = make([]int, m+1)
+	for i, c := range ch {
+		w[i+1] = w[i] + c.tokens
+	}
+	next = make([]int, m)
+	for s := range m {
+		limit := w[s] + capacity - ch[s].lead
+		e := sort.Search(m+1-s, func(k int) bool { return w[s+k] > limit }) + s - 1
+		next[s] = max(e, s+1)
+	}
+	need = make([]int, m+1)
+	for s := m - 1; s >= 0; s-- {
+		need[s] = 1 + need[next[s]]
+	}
+	return w, next, need
+}
+
+// minParts returns the fewest parts that hold ch in order.
+func minParts(ch []chunk, capacity int) int {
+	if len(ch) == 0 {
+		return 0
+	}
+	_, _, need := reach(ch, capacity)
+	return need[0]
+}
+
 // partition cuts chunks into the fewest parts (but at least atLeast, if
 // there are chunks enough) whose payload (chunk tokens plus the lead of the
 // part's first chunk) fits capacity, balanced as the package doc describes.
@@ -15,22 +75,7 @@ func partition(ch []chunk, capacity, atLeast int) []int {
 	if m == 0 {
 		return nil
 	}
-	w := make([]int, m+1) // prefix sums of chunk tokens
-	for i, c := range ch {
-		w[i+1] = w[i] + c.tokens
-	}
-	// next[s]: farthest e such that chunks [s, e) fit one part.
-	next := make([]int, m)
-	for s := range m {
-		limit := w[s] + capacity - ch[s].lead
-		e := sort.Search(m+1-s, func(k int) bool { return w[s+k] > limit }) + s - 1
-		next[s] = max(e, s+1)
-	}
-	// need[s]: fewest parts for chunks [s, m), greedy farthest reach.
-	need := make([]int, m+1)
-	for s := m - 1; s >= 0; s-- {
-		need[s] = 1 + need[next[s]]
-	}
+	w, next, need := reach(ch, capacity)
 	n := min(max(need[0], atLeast), m)
 	if starts := balance(ch, w, next, need, capacity, n); starts != nil {
 		return starts

@@ -51,11 +51,12 @@ func (s *splitter) run() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		nCoarse := len(partition(coarse, capacity, 0))
+		nCoarse := minParts(coarse, capacity)
 		ch, err = s.chunks(capacity, true)
 		if err != nil {
 			return nil, err
 		}
+		ch = coarsen(ch, capacity)
 		starts = partition(ch, capacity, nCoarse)
 		s.logf("split: round %d: capacity %d, %d coarse chunks need %d parts, %d fine chunks give %d", round, capacity, len(coarse), nCoarse, len(ch), len(starts))
 		got := len(starts)

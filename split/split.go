@@ -30,7 +30,10 @@
 //     paragraphs, then lines, and finally a line longer than a part is cut
 //     into fragments with a visible marker. The result is a sequence of
 //     chunks, each fitting a part on its own, each carrying the penalty of
-//     the boundary before it (see the penalty constants).
+//     the boundary before it (see the penalty constants). Cuts closer than
+//     capacity/blockFraction tokens are thinned out, and runs of lines are
+//     merged into blocks of that size, so a 10 MB log of short lines makes
+//     thousands of chunks, not millions.
 //  3. Count. n, the fewest parts that can hold the chunks in order, is found
 //     greedily (farthest reach from every chunk, computed backwards), which
 //     also tells, for every chunk, how many parts its suffix needs. n is
