@@ -121,7 +121,20 @@ func TestModelsCLI(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, `"name": "gpt-4.1"`) || !strings.Contains(stdout, `"why":`) {
 		t.Errorf("models -json: exit %d, output %.200q", code, stdout)
 	}
-	if _, _, code := runBuf(t, "", "models", "extra"); code != exitUsage {
-		t.Errorf("models extra: exit %d, want %d", code, exitUsage)
+	if _, _, code := runBuf(t, "", "models", "a", "b"); code != exitUsage {
+		t.Errorf("models a b: exit %d, want %d", code, exitUsage)
+	}
+	stdout, _, code = runBuf(t, "", "models", "claude-sonnet-4-5-20250929")
+	for _, want := range []string{"model       claude-sonnet-4-5 (from", "input       132000 = window 200000 − reserve 64000 − margin 4000", "1.30× on Python"} {
+		if code != exitOK || !strings.Contains(stdout, want) {
+			t.Errorf("models claude-sonnet-4-5-20250929: exit %d, output lacks %q:\n%s", code, want, stdout)
+		}
+	}
+	stdout, _, code = runBuf(t, "", "models", "-json", "gpt-4o")
+	if code != exitOK || !strings.Contains(stdout, `"input_limit": 109056`) {
+		t.Errorf("models -json gpt-4o: exit %d, output %s", code, stdout)
+	}
+	if _, stderr, code := runBuf(t, "", "models", "gpt-9"); code != exitUsage || !strings.Contains(stderr, "--window") {
+		t.Errorf("models gpt-9: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -28,12 +28,12 @@ type modelJSON struct {
 func runModels(e *env, args []string) int {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the table as JSON, with aliases, sources and tokenizer families")
-	if code, ok := parseFlags(e, fs, args, "ctxtrim models [-json]",
-		"Lists the model table, with overrides from .ctxtrim.toml and the user config applied."); !ok {
+	if code, ok := parseFlags(e, fs, args, "ctxtrim models [-json] [MODEL]",
+		"Lists the model table, with overrides from .ctxtrim.toml and the user config applied.\nWith MODEL, shows that model and the input budget ctxtrim derives for it."); !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return e.fail(exitUsage, fmt.Errorf("models takes no arguments, got %q", fs.Arg(0)))
+	if fs.NArg() > 1 {
+		return e.fail(exitUsage, fmt.Errorf("models takes at most one MODEL, got %q", fs.Args()))
 	}
 	cfg, err := loadConfig(".")
 	if err != nil {
@@ -44,6 +44,9 @@ func runModels(e *env, args []string) int {
 		return e.fail(exitUsage, err)
 	}
 
+	if fs.NArg() == 1 {
+		return showModel(e, cfg, fs.Arg(0), *asJSON)
+	}
 	if *asJSON {
 		var out struct {
 			Models   []modelJSON `json:"models"`
@@ -99,4 +102,64 @@ func runModels(e *env, args []string) int {
 		return e.fail(exitError, err)
 	}
 	return exitOK
+}
+
+// showModel prints one model and the budget the defaults give it.
+func showModel(e *env, cfg *config, name string, asJSON bool) int {
+	p, err := (&budgetFlags{model: name}).plan(".", true)
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	m := p.model
+	if asJSON {
+		out := struct {
+			modelJSON
+			Reserve int    `json:"reserve"`
+			Margin  int    `json:"margin"`
+			Input   int    `json:"input_limit"`
+			Why     string `json:"why,omitempty"`
+		}{modelJSON{m.Name, m.Family, m.Window, m.MaxOutput, m.Encoding, m.Factor, m.Estimate, m.SeparateOutput, m.Aliases, m.Source},
+			p.limits.Reserve, p.limits.MarginTokens(), p.limit, familyWhy(p, m.Family)}
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			return e.fail(exitError, err)
+		}
+		return exitOK
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "model       %s", m.Name)
+	if !strings.EqualFold(name, m.Name) {
+		fmt.Fprintf(&b, " (from %q)", name)
+	}
+	fmt.Fprintf(&b, "\nwindow      %d", m.Window)
+	if m.SeparateOutput {
+		b.WriteString(" (input only; the output has its own limit)")
+	}
+	fmt.Fprintf(&b, "\nmax output  %d\n", m.MaxOutput)
+	if m.Estimate {
+		fmt.Fprintf(&b, "counting    estimate: %s × %.2f (%s)\n            %s\n", m.Encoding, m.Factor, m.Family, familyWhy(p, m.Family))
+	} else {
+		fmt.Fprintf(&b, "counting    exact: %s\n", m.Encoding)
+	}
+	fmt.Fprintf(&b, "input       %d = window %d − reserve %d − margin %d\n", p.limit, p.limits.Window, p.limits.Reserve, p.limits.MarginTokens())
+	if len(m.Aliases) > 0 {
+		fmt.Fprintf(&b, "aliases     %s\n", strings.Join(m.Aliases, ", "))
+	}
+	if m.Source != "" {
+		fmt.Fprintf(&b, "source      %s\n", m.Source)
+	}
+	if _, err := fmt.Fprint(e.stdout, b.String()); err != nil {
+		return e.fail(exitError, err)
+	}
+	return exitOK
+}
+
+func familyWhy(p *budgetPlan, family string) string {
+	for _, f := range p.table.Families() {
+		if f.Name == family {
+			return f.Why
+		}
+	}
+	return ""
 }
