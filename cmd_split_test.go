@@ -85,7 +85,7 @@ func TestSplitCLI(t *testing.T) {
 			[]string{"==> pkg/api/api.go <==", "==> pkg/api/api_test.go <==", "(continued at line "}, []string{"verified"}, 0},
 		{"text forced", diff, []string{"-budget", "100000", "-text", "-delimiter", `\0`}, exitOK, []string{"[part 1 of 1]\ndiff --git"}, nil, 0},
 		{"instructions too large", diff, []string{"-budget", "300", "-instructions", big}, exitNoFit, nil,
-			[]string{"instructions do not fit the budget", "tokens short"}, 0},
+			[]string{"the instructions and part header take", "tokens short"}, 0},
 		{"too many parts", diff, []string{"-budget", "200", "-max-parts", "2"}, exitNoFit, nil,
 			[]string{"more than the maximum of 2", "tokens too many"}, 0},
 		{"unknown request format", diff, []string{"-budget", "300", "-request", "gemini"}, exitUsage, nil,

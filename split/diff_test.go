@@ -133,7 +133,7 @@ func TestErrors(t *testing.T) {
 		wantMsg string
 	}{
 		{"instructions too long", Options{Budget: 50, Instructions: strings.Repeat("rule ", 60)}, ErrNoFit,
-			"instructions do not fit the budget: the instructions and part header take 69 of the 50-token budget, leaving no room for input (20 tokens short)"},
+			"cannot fit the budget: the instructions and part header take 69 of the 50-token budget, leaving no room for input (20 tokens short)"},
 		{"too many parts", Options{Budget: 500, MaxParts: 2}, ErrTooManyParts,
 			"too many parts: the input needs 5 parts of at most 500 tokens, 3 more than the maximum of 2 (2068 tokens of input, 492 per part fit; about 1084 tokens too many)"},
 	}

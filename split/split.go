@@ -86,6 +86,7 @@ const (
 	Files             // a set of files, cut by files, definitions, paragraphs, lines
 )
 
+// String returns "text", "diff" or "files".
 func (k Kind) String() string {
 	switch k {
 	case Diff:
@@ -118,6 +119,7 @@ const (
 	Anthropic               // Anthropic Messages request body
 )
 
+// String returns "plain", "openai" or "anthropic".
 func (f Format) String() string {
 	switch f {
 	case OpenAI:
@@ -160,8 +162,10 @@ const DefaultMaxTokens = 4096
 
 // Sentinel errors, checked with errors.Is.
 var (
-	// ErrNoFit: the instructions and header alone leave no room for payload.
-	ErrNoFit = errors.New("instructions do not fit the budget")
+	// ErrNoFit: no part can be made to fit: the instructions and header
+	// leave no room for input, or the headers and markers needed to cut a
+	// line take the whole part, or the reduce part is too long.
+	ErrNoFit = errors.New("cannot fit the budget")
 	// ErrTooManyParts: the input needs more parts than Options.MaxParts.
 	ErrTooManyParts = errors.New("too many parts")
 )
@@ -176,6 +180,7 @@ const (
 	Replaced                     // payload stands for the source bytes (a re-counted hunk header)
 )
 
+// String returns "verbatim", "synthetic" or "replaced".
 func (k SegmentKind) String() string {
 	switch k {
 	case Synthetic:
