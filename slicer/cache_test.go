@@ -212,6 +212,29 @@ func TestIndexGitLayouts(t *testing.T) {
 		t.Fatalf("clone is not shallow: %v", err)
 	}
 
+	// A sparse checkout of the root only: util.py stays, sub/ is not checked out.
+	sparse := t.TempDir()
+	gitCLI(t, sparse, "clone", "-q", main, ".")
+	os.MkdirAll(filepath.Join(sparse, "sub"), 0o755)
+	os.WriteFile(filepath.Join(sparse, "sub", "x.go"), []byte("package sub\n"), 0o644)
+	gitCLI(t, sparse, "add", "sub/x.go")
+	gitCLI(t, sparse, "commit", "-q", "-m", "sub")
+	// The classic way: `git sparse-checkout` sets extensions.worktreeConfig,
+	// which go-git refuses (see the "unsupported extension" case).
+	gitCLI(t, sparse, "config", "core.sparseCheckout", "true")
+	os.WriteFile(filepath.Join(sparse, ".git", "info", "sparse-checkout"), []byte("/*\n!/sub/\n"), 0o644)
+	gitCLI(t, sparse, "read-tree", "-mu", "HEAD")
+	if _, err := os.Stat(filepath.Join(sparse, "sub", "x.go")); err == nil {
+		t.Fatalf("sparse checkout left sub/x.go in place")
+	}
+
+	// A repository format go-git cannot open is indexed as a plain
+	// directory, from its root.
+	unsupported := t.TempDir()
+	gitCLI(t, unsupported, "clone", "-q", main, ".")
+	gitCLI(t, unsupported, "config", "extensions.worktreeConfig", "true")
+	os.Mkdir(filepath.Join(unsupported, "empty"), 0o755)
+
 	cacheDir := t.TempDir()
 	for _, tc := range []struct {
 		name, dir, head string
@@ -222,6 +245,8 @@ func TestIndexGitLayouts(t *testing.T) {
 		{"linked worktree subdirectory", filepath.Join(linked, "empty"), head, []string{"local.go", "main.go", "util.py"}},
 		{"detached", detached, head, []string{"main.go", "util.py"}},
 		{"shallow", shallow, "", []string{"main.go", "more.go", "util.py"}},
+		{"sparse", sparse, "", []string{"main.go", "more.go", "util.py"}},
+		{"unsupported extension", filepath.Join(unsupported, "empty"), "", []string{"main.go", "more.go", "util.py"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ix, err := NewIndex(context.Background(), &IndexOptions{Dir: tc.dir, CacheDir: cacheDir, Logf: t.Logf})
@@ -238,11 +263,17 @@ func TestIndexGitLayouts(t *testing.T) {
 			if diff := cmp.Diff(tc.files, got); diff != "" {
 				t.Errorf("files (-want +got)\n%s", diff)
 			}
+			if tc.name == "sparse" {
+				want := []Skip{{Path: "sub/x.go", Reason: SkipSparse}}
+				if diff := cmp.Diff(want, ix.Skipped); diff != "" {
+					t.Errorf("skipped (-want +got)\n%s", diff)
+				}
+			}
 			if tc.head != "" && ix.Head != tc.head {
 				t.Errorf("Head = %s, want %s", ix.Head, tc.head)
 			}
-			if ix.Repository() == nil {
-				t.Errorf("Repository() = nil")
+			if plain := tc.name == "unsupported extension"; (ix.Repository() == nil) != plain {
+				t.Errorf("Repository() = %v, want nil: %v", ix.Repository(), plain)
 			}
 			if f, ok := ix.File("main.go"); !ok || len(f.Symbols) == 0 || f.Symbols[0].Name != "Hello" {
 				t.Errorf("main.go symbols: %+v", f)
@@ -255,7 +286,7 @@ func TestIndexGitLayouts(t *testing.T) {
 	// main, linked and their subdirectory share one cache file; the clones
 	// are repositories of their own.
 	files, _ := filepath.Glob(filepath.Join(cacheDir, "index-*.bin"))
-	if len(files) != 3 {
-		t.Errorf("cache files %d, want 3 (main+linked shared, detached, shallow)", len(files))
+	if len(files) != 5 {
+		t.Errorf("cache files %d, want 5 (main+linked shared, detached, shallow, sparse, unsupported)", len(files))
 	}
 }

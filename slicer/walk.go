@@ -214,6 +214,27 @@ type ignoreRule struct {
 func (b *builder) open(abs string) error {
 	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
 	switch {
+	case errors.Is(err, git.ErrUnsupportedExtensionRepositoryFormatVersion), errors.Is(err, git.ErrUnknownExtension),
+		errors.Is(err, git.ErrUnsupportedRepositoryFormatVersion):
+		// A repository go-git refuses to open (extensions.worktreeConfig,
+		// set by `git sparse-checkout`, is one): index its work tree as a
+		// plain directory rather than fail.
+		root := abs
+		for d := abs; ; d = filepath.Dir(d) {
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				root = d
+				break
+			}
+			if filepath.Dir(d) == d {
+				break
+			}
+		}
+		b.logf("open repository at %s: %v (indexing the work tree as a plain directory)", root, err)
+		if root, err = filepath.EvalSymlinks(root); err != nil {
+			return fmt.Errorf("index %s: %w", abs, err)
+		}
+		b.root = root
+		return nil
 	case errors.Is(err, git.ErrRepositoryNotExists):
 		root, err := filepath.EvalSymlinks(abs)
 		if err != nil {
