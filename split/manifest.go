@@ -7,13 +7,16 @@ import (
 // Manifest says which part holds which file, hunk and line range, with
 // token counts. It is written as manifest.json.
 type Manifest struct {
-	Kind       string      `json:"kind"`   // "diff", "files" or "text"
-	Format     string      `json:"format"` // "plain", "openai" or "anthropic"
-	Budget     int         `json:"budget"` // tokens per part
-	InputBytes int         `json:"input_bytes"`
-	Tokens     Spread      `json:"tokens"` // of the parts, reduce part excluded
-	Parts      []PartInfo  `json:"parts"`
-	Reduce     *ReduceInfo `json:"reduce,omitempty"`
+	Kind       string `json:"kind"`   // "diff", "files" or "text"
+	Format     string `json:"format"` // "plain", "openai" or "anthropic"
+	Budget     int    `json:"budget"` // tokens per part
+	InputBytes int    `json:"input_bytes"`
+	// Overhead is the most tokens a part takes with an empty payload:
+	// instructions, "[part i of n]" header and request framing.
+	Overhead int         `json:"overhead_tokens"`
+	Tokens   Spread      `json:"tokens"` // of the parts, reduce part excluded
+	Parts    []PartInfo  `json:"parts"`
+	Reduce   *ReduceInfo `json:"reduce,omitempty"`
 }
 
 // Spread summarises the token counts of the parts.
@@ -56,7 +59,7 @@ type ReduceInfo struct {
 	AnswerRoomPerPart int `json:"answer_room_per_part"`
 }
 
-func (s *splitter) manifest(ch []chunk, starts []int, res *Result) Manifest {
+func (s *splitter) manifest(ch []chunk, starts []int, res *Result, overhead int) Manifest {
 	m := Manifest{Kind: s.in.Kind.String(), Format: s.opts.Format.String(), Budget: s.opts.Budget, Parts: []PartInfo{}}
 	for _, src := range s.in.Sources {
 		m.InputBytes += len(src.Text)
@@ -103,6 +106,7 @@ func (s *splitter) manifest(ch []chunk, starts []int, res *Result) Manifest {
 		m.Parts = append(m.Parts, info)
 	}
 	m.Tokens = spread(toks)
+	m.Overhead = overhead
 	if r := res.Reduce; r != nil {
 		room := s.opts.Budget - r.Tokens
 		m.Reduce = &ReduceInfo{Part: r.Index, Tokens: r.Tokens, AnswerRoom: room, AnswerRoomPerPart: room / len(res.Parts)}

@@ -103,7 +103,14 @@ func (s *splitter) run() (*Result, error) {
 		}
 		res.Reduce = r
 	}
-	res.Manifest = s.manifest(ch, starts, res)
+	over := 0
+	if len(parts) > 0 {
+		var err error
+		if over, err = s.overhead(len(parts)); err != nil {
+			return nil, err
+		}
+	}
+	res.Manifest = s.manifest(ch, starts, res, over)
 	return res, nil
 }
 
