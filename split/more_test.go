@@ -231,3 +231,55 @@ func TestGoldenRealDiff(t *testing.T) {
 		t.Errorf("manifest (-want +got):\n%s", diff)
 	}
 }
+
+// TestDeterministic: the same input gives byte-identical parts and
+// manifest whatever the parallelism.
+func TestDeterministic(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	in := diffInput(unifiedDiff(t, genChange(r, 60)))
+	var first string
+	for _, par := range []int{1, 2, 8, 1} {
+		res := mustSplit(t, in, &Options{Budget: 900, Parallelism: par, Definitions: noDefinitions})
+		m, err := marshalIndent(res.Manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		for _, p := range res.Parts {
+			b.WriteString(p.Text)
+		}
+		got := m + b.String()
+		if first == "" {
+			first = got
+		} else if got != first {
+			t.Fatalf("parallelism %d changed the output", par)
+		}
+	}
+}
+
+// TestLongLine: a line longer than a part is cut into fragments, each part
+// ending or starting with a marker, and nothing is dropped.
+func TestLongLine(t *testing.T) {
+	line := strings.Repeat("0123456789abcdef", 400) // about 1,600 tokens, one line
+	tests := []struct {
+		name string
+		in   Input
+	}{
+		{"text", textInput("before\n" + line + "\nafter\n")},
+		{"file", Input{Kind: Files, Sources: []Source{{Name: "min.js", Text: line}}}},
+		{"diff", diffInput("diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+" + line + "\n")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := mustSplit(t, tc.in, &Options{Budget: 300, Definitions: noDefinitions})
+			if len(res.Parts) < 5 {
+				t.Fatalf("%d parts, want at least 5", len(res.Parts))
+			}
+			for _, p := range res.Parts[1 : len(res.Parts)-1] {
+				if !strings.Contains(p.Payload, fragmentLead) || !strings.HasSuffix(p.Payload, fragmentEnd) {
+					t.Errorf("part %d lacks a cut marker:\n%s", p.Index, p.Payload)
+				}
+			}
+		})
+	}
+}
