@@ -27,6 +27,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/utils/diff"
 	"github.com/sergi/go-diff/diffmatchpatch"
@@ -64,6 +65,7 @@ type splitFlags struct {
 	maxTokens    int
 	verify       bool
 	dir          string
+	noIgnore     bool
 	verbose      bool
 }
 
@@ -98,6 +100,7 @@ Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "max_tokens `N` of Anthropic requests (default 4096)")
 	fs.BoolVar(&f.verify, "verify", false, "check that every part fits and that the parts hold the input exactly")
 	fs.StringVar(&f.dir, "C", ".", "repository `DIR` for -diff, -staged and -files")
+	fs.BoolVar(&f.noIgnore, "no-ignore", false, "with -files, keep files that .gitignore ignores")
 	fs.BoolVar(&f.verbose, "v", false, "report the parts on stderr")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -205,7 +208,7 @@ func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input
 		text, err = gitStagedDiff(f.dir)
 		in = split.Input{Kind: split.Diff, Sources: []split.Source{{Name: "staged", Text: text}}}
 	case len(f.files) > 0:
-		in, err = readGlobs(e, f.dir, f.files)
+		in, err = readGlobs(e, f.dir, f.files, !f.noIgnore)
 	default:
 		name, r := "-", e.stdin
 		if len(args) == 1 && args[0] != "-" {
@@ -334,8 +337,10 @@ func jsonIndent(v any) ([]byte, error) {
 }
 
 // readGlobs reads the regular, non-binary files under dir matching any of
-// the patterns, sorted by path. Binary files are reported and left out.
-func readGlobs(e *env, dir string, patterns []string) (split.Input, error) {
+// the patterns, sorted by path. Binary files are reported and left out, and
+// so, when dir is in a git work tree and ignore is set, are files that its
+// .gitignore files ignore.
+func readGlobs(e *env, dir string, patterns []string, ignore bool) (split.Input, error) {
 	in := split.Input{Kind: split.Files}
 	fsys := os.DirFS(dir)
 	seen := map[string]bool{}
@@ -354,6 +359,16 @@ func readGlobs(e *env, dir string, patterns []string) (split.Input, error) {
 				paths = append(paths, m)
 			}
 		}
+	}
+	if ignore {
+		kept, ignored, err := dropIgnored(dir, paths)
+		if err != nil {
+			return in, err
+		}
+		if ignored > 0 {
+			fmt.Fprintf(e.stderr, "ctxtrim: left out %d files that .gitignore ignores (-no-ignore keeps them)\n", ignored)
+		}
+		paths = kept
 	}
 	if len(paths) == 0 {
 		return in, fmt.Errorf("split: no file matches %s", strings.Join(patterns, ", "))
@@ -374,6 +389,51 @@ func readGlobs(e *env, dir string, patterns []string) (split.Input, error) {
 		return in, fmt.Errorf("split: every file matching %s is binary", strings.Join(patterns, ", "))
 	}
 	return in, nil
+}
+
+// dropIgnored removes from paths (relative to dir) the files ignored by
+// the .gitignore files of the work tree holding dir. Outside a work tree it
+// keeps every path.
+func dropIgnored(dir string, paths []string) (kept []string, ignored int, err error) {
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return paths, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	wt, err := r.Worktree()
+	if errors.Is(err, git.ErrIsBareRepository) {
+		return paths, 0, nil
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("open work tree of %s: %w", dir, err)
+	}
+	ps, err := gitignore.ReadPatterns(wt.Filesystem, nil)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read .gitignore files: %w", err)
+	}
+	m := gitignore.NewMatcher(ps)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, 0, err
+	}
+	root := wt.Filesystem.Root()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for _, p := range paths {
+		rel, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(p)))
+		if err == nil && m.Match(strings.Split(filepath.ToSlash(rel), "/"), false) {
+			ignored++
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept, ignored, nil
 }
 
 func openRepo(dir string) (*git.Repository, error) {

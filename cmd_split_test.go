@@ -83,6 +83,11 @@ func TestSplitCLI(t *testing.T) {
 			[]string{`"max_tokens":4096`, "{{ANSWERS}}"}, nil, 3},
 		{"files by glob", "", []string{"-budget", "400", "-files", "pkg/**/*.go", "-C", committed, "-verify"}, exitOK,
 			[]string{"==> pkg/api/api.go <==", "==> pkg/api/api_test.go <==", "(continued at line "}, []string{"verified"}, 0},
+		{"ignored files left out", "", []string{"-budget", "100000", "-files", "**/*.go", "-C", committed}, exitOK,
+			[]string{"==> pkg/api/api.go <=="}, []string{"left out 1 files that .gitignore ignores"}, 0},
+		// (gen/out.go absent: checked below by name)
+		{"ignored files kept", "", []string{"-budget", "100000", "-files", "**/*.go", "-C", committed, "-no-ignore"}, exitOK,
+			[]string{"==> gen/out.go <=="}, nil, 0},
 		{"text forced", diff, []string{"-budget", "100000", "-text", "-delimiter", `\0`}, exitOK, []string{"[part 1 of 1]\ndiff --git"}, nil, 0},
 		{"instructions too large", diff, []string{"-budget", "300", "-instructions", big}, exitNoFit, nil,
 			[]string{"the instructions and part header take", "tokens short"}, 0},
@@ -107,6 +112,9 @@ func TestSplitCLI(t *testing.T) {
 				if !strings.Contains(out, w) {
 					t.Errorf("stdout lacks %q:\n%.2000s", w, out)
 				}
+			}
+			if strings.HasPrefix(tc.name, "ignored files left out") && strings.Contains(out, "gen/out.go") {
+				t.Errorf("stdout holds the ignored gen/out.go")
 			}
 			for _, w := range tc.wantErr {
 				if !strings.Contains(errs, w) {
