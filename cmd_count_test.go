@@ -209,3 +209,23 @@ func TestBrokenPipeIsSuccess(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCountStream counts 4 MB of mixed text in pieces.
+func BenchmarkCountStream(b *testing.B) {
+	c, err := budget.NewEncodingCounter(budget.O200kBase)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var sb strings.Builder
+	for sb.Len() < 4<<20 {
+		sb.WriteString("func (e *env) fail(code int, err error) int {\n\treturn code // 中文 and English\n}\n")
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, _, err := countStream(c, strings.NewReader(text)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -175,3 +175,16 @@ func FuzzFit(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFit trims a 1 MB log (about 300K tokens) to 8,000 tokens.
+func BenchmarkFit(b *testing.B) {
+	c := o200k(b)
+	text := numberedLines(25000)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Fit(text, c, 8000, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
