@@ -39,6 +39,11 @@ func init() {
 	commands["split"] = command{summary: "cut an oversized task into requests that each fit the budget", run: runSplit}
 }
 
+// minAnswerRoom is the fewest tokens per partial answer below which the
+// reduce part is worth a warning: a review finding takes about 50 tokens,
+// so less than this leaves room for a handful at most.
+const minAnswerRoom = 256
+
 // defaultDelimiter separates plain-text parts on stdout.
 const defaultDelimiter = `\n<<<ctxtrim part boundary>>>\n`
 
@@ -137,6 +142,10 @@ Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 	}
 	if err := f.write(e, res); err != nil {
 		return e.fail(exitError, err)
+	}
+	if r := res.Manifest.Reduce; r != nil && r.AnswerRoomPerPart < minAnswerRoom {
+		fmt.Fprintf(e.stderr, "ctxtrim: the reduce part leaves %d tokens for each of the %d partial answers; ask for shorter answers or raise the budget\n",
+			r.AnswerRoomPerPart, len(res.Parts))
 	}
 	if f.verbose || f.verify {
 		m := res.Manifest
