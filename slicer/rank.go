@@ -117,7 +117,13 @@ type query struct {
 func newQuery(task string) *query {
 	q := &query{termIdx: map[string]int{}, m: extractMentions(task)}
 	counts := map[string]int{}
-	for _, t := range terms(task) {
+	// URLs name other repositories and hosts; their words (github, com,
+	// blob, a commit hash) would match everything.
+	lexical := urlRE.ReplaceAllString(task, " ")
+	for _, t := range terms(lexical) {
+		counts[t]++
+	}
+	for _, t := range phraseCompounds(lexical) {
 		counts[t]++
 	}
 	for t := range counts {
@@ -130,6 +136,53 @@ func newQuery(task string) *query {
 		q.qtf[i] = counts[t]
 	}
 	return q
+}
+
+// phraseCompounds returns the compounds of adjacent words of the task:
+// "request body" gives requestbody, which is how code spells the same thing
+// (RequestBody, request_body), so a task in prose can match an identifier
+// exactly. Only words of three letters or more that are not stop words
+// pair, and only within a run of plain words.
+func phraseCompounds(task string) []string {
+	var out []string
+	prev := ""
+	word := func(w string) {
+		lw := strings.ToLower(w)
+		if len(lw) < 3 || isStopWord([]byte(lw)) || !isAlpha(lw) {
+			prev = ""
+			return
+		}
+		if prev != "" {
+			out = append(out, prev+lw)
+		}
+		prev = lw
+	}
+	start := -1
+	for i := 0; i <= len(task); i++ {
+		if i < len(task) && (isLetter(task[i]) || isDigit(task[i])) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			word(task[start:i])
+			start = -1
+		}
+		if i < len(task) && task[i] != ' ' {
+			prev = "" // punctuation ends the phrase
+		}
+	}
+	return out
+}
+
+func isAlpha(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isLower(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // hit is one occurrence of a query term or quote in a file.

@@ -248,17 +248,17 @@ const (
 	// coreShare sets the first view of one file at this share of the
 	// context budget, between minCore and maxCore tokens, so that the first
 	// pass covers several files before the second pass deepens the best.
-	coreShare = 0.06
+	coreShare = 0.04
 	// minCore is the smallest per-file cap, in tokens: below it a
 	// definition is cut to nothing useful.
-	minCore = 300
+	minCore = 250
 	// maxCore is the largest core view: the relevant definitions of a file
 	// rarely need more, and a bigger budget should buy more files first.
-	maxCore = 1000
+	maxCore = 800
 	// topCoreBoost scales the core of a file by 1 + topCoreBoost·(s/s₁)²,
-	// where s₁ is the best score: the best files get up to three times the
+	// where s₁ is the best score: the best files get up to four times the
 	// room, the tail the plain core. Value per token, not equal shares.
-	topCoreBoost = 2.0
+	topCoreBoost = 3.0
 	// wholeSlack lets a file go in whole when that costs at most this
 	// factor more than its excerpt: the elided rest is cheap context.
 	wholeSlack = 1.6
@@ -313,14 +313,16 @@ type packer struct {
 	redact bool
 	budget int
 
-	termW  []float64 // idf of each query term, for choosing definitions
-	files  map[int]*loaded
-	views  []*view
-	maps   []*mapEntry
-	chosen map[int]bool
-	text   string
-	tokens int
-	omit   int
+	termW    []float64 // idf of each query term, for choosing definitions
+	files    map[int]*loaded
+	wholes   map[int]*view
+	rangeTok map[rangeKey]int
+	views    []*view
+	maps     []*mapEntry
+	chosen   map[int]bool
+	text     string
+	tokens   int
+	omit     int
 }
 
 // load reads, redacts and splits a file once.
@@ -349,6 +351,8 @@ func (p *packer) load(i int) *loaded {
 // pack fills p.views and p.maps and renders the final text within budget.
 func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	p.files = map[int]*loaded{}
+	p.wholes = map[int]*view{}
+	p.rangeTok = map[rangeKey]int{}
 	p.chosen = map[int]bool{}
 	p.termIDF()
 	var cands []*ranked
@@ -613,25 +617,36 @@ func (p *packer) buildView(r *ranked, limit int) *view {
 	n := len(l.lines)
 	var whole *view
 	if f.Tokens == 0 || f.Tokens <= limit*2 {
-		whole = p.makeView(r, l, []LineRange{{1, n}})
-		if whole.tokens <= limit && (whole.tokens <= minCore || len(p.stats[r.file].hits) > 0 || len(r.lines) > 0 || n < 40) {
-			return whole
+		whole = p.wholeView(r, l)
+		if whole.tokens <= limit && whole.tokens <= minCore {
+			return whole // small: excerpts would save nothing
 		}
 	}
 	us := p.units(r, n)
 	var ranges []LineRange
-	var best *view
+	// Estimate while choosing (each range counted once, cached), then count
+	// the chosen view exactly: counting every trial view would be
+	// quadratic in the number of definitions.
 	for _, u := range us {
 		try := addRange(ranges, u.r)
 		if u.scope > 0 {
 			try = addRange(try, LineRange{u.scope, u.scope})
 		}
-		v := p.makeView(r, l, try)
-		if v.tokens > limit {
-			// A definition too large: keep a window around its best lines.
-			continue
+		if p.estimate(r.file, l, try) > limit {
+			continue // a definition too large: a window is tried below
 		}
-		ranges, best = try, v
+		ranges = try
+	}
+	var best *view
+	if len(ranges) > 0 {
+		best = p.makeView(r, l, ranges)
+		for best.tokens > limit && len(ranges) > 1 {
+			ranges = ranges[:len(ranges)-1]
+			best = p.makeView(r, l, ranges)
+		}
+		if best.tokens > limit {
+			best = nil
+		}
 	}
 	if best == nil {
 		// No definition fits: a window around the first hit, or the head.
@@ -684,6 +699,48 @@ func addRange(ranges []LineRange, rg LineRange) []LineRange {
 		merged = append(merged, x)
 	}
 	return merged
+}
+
+// wholeView returns the whole-file view of a file, built once.
+func (p *packer) wholeView(r *ranked, l *loaded) *view {
+	if v, ok := p.wholes[r.file]; ok {
+		return v
+	}
+	v := p.makeView(r, l, []LineRange{{1, len(l.lines)}})
+	p.wholes[r.file] = v
+	return v
+}
+
+// estimate is the token count of a view of ranges: the block frame, each
+// range counted alone (cached), and an elision marker per gap. It is close
+// to, not exactly, the count of the rendered block.
+func (p *packer) estimate(file int, l *loaded, ranges []LineRange) int {
+	n := blockFrameTokens
+	for k, rg := range ranges {
+		if k > 0 {
+			n += markerTokens
+		}
+		key := rangeKey{file, rg}
+		c, ok := p.rangeTok[key]
+		if !ok {
+			c = p.c.Count(strings.Join(l.lines[rg.Start-1:min(rg.End, len(l.lines))], "\n") + "\n")
+			p.rangeTok[key] = c
+		}
+		n += c
+	}
+	return n
+}
+
+// Estimates of the parts of a block that estimate does not count: the
+// header line and fences, and one elision marker.
+const (
+	blockFrameTokens = 24
+	markerTokens     = 10
+)
+
+type rangeKey struct {
+	file int
+	r    LineRange
 }
 
 // makeView renders a file's ranges and counts the block exactly.
