@@ -235,7 +235,7 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	// Reserve: flag, else the completion size stated in the error text,
 	// else config, else the model's max output (none when the model's
 	// output does not share the window).
-	reserve := defaultReserve(p.model)
+	reserve := defaultReserve(p.model, window)
 	switch {
 	case b.reserve.set:
 		reserve = b.reserve.v
@@ -263,15 +263,16 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 // defaultReserve is the output reserve when neither flag, error text nor
 // config sets one: the model's max output, the only value that can never
 // overflow; but when the max output would take half the window or more
-// (GPT-4's 8192 of 8192, o3's 100K of 200K), a quarter of the window, so
-// that input keeps most of the room; and none when the model's output does
-// not share its window (Gemini).
-func defaultReserve(m budget.Model) int {
+// (GPT-4's 8192 of 8192, o3's 100K of 200K, or any model behind a server
+// configured with a smaller window, as -window or -from-error report), a
+// quarter of the window, so that input keeps most of the room; and none
+// when the model's output does not share its window (Gemini).
+func defaultReserve(m budget.Model, window int) int {
 	switch {
 	case m.SeparateOutput:
 		return 0
-	case m.MaxOutput*2 >= m.Window:
-		return m.Window / 4
+	case m.MaxOutput*2 >= window:
+		return window / 4
 	}
 	return m.MaxOutput
 }
