@@ -147,6 +147,9 @@ func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 	var in io.Reader
 	if name == "-" {
 		in = e.stdin
+		if stdinIsTerminal(e) {
+			fmt.Fprintln(e.stderr, "ctxtrim: reading from the terminal; end with Ctrl-D")
+		}
 	} else {
 		f, err := os.Open(name)
 		if err != nil {

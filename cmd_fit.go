@@ -6,7 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"unicode/utf8"
+
+	"golang.org/x/term"
 
 	"github.com/ctxtrim/ctxtrim/budget"
 )
@@ -50,6 +53,9 @@ func runFit(e *env, args []string) int {
 		return e.fail(exitUsage, err)
 	}
 
+	if stdinIsTerminal(e) {
+		fmt.Fprintln(e.stderr, "ctxtrim: reading the text from the terminal; end it with Ctrl-D")
+	}
 	data, err := io.ReadAll(io.LimitReader(e.stdin, maxFitInput+1))
 	if err != nil {
 		return e.fail(exitError, fmt.Errorf("read stdin: %w", err))
@@ -88,4 +94,11 @@ func runFit(e *env, args []string) int {
 		fmt.Fprintln(e.stderr, msg)
 	}
 	return exitTrimmed
+}
+
+// stdinIsTerminal reports whether stdin is an interactive terminal, where a
+// filter waiting for input would otherwise look hung.
+func stdinIsTerminal(e *env) bool {
+	f, ok := e.stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
