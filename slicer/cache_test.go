@@ -290,3 +290,21 @@ func TestIndexGitLayouts(t *testing.T) {
 		t.Errorf("cache files %d, want 5 (main+linked shared, detached, shallow, sparse, unsupported)", len(files))
 	}
 }
+
+func TestIndexCancelled(t *testing.T) {
+	dir := txtartest.Repo(t, txtar.Parse([]byte(cacheScenario)))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ix, err := NewIndex(ctx, &IndexOptions{Dir: dir, NoCache: true})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("NewIndex on a cancelled context = %v, %v; want context.Canceled", ix, err)
+	}
+}
+
+func TestIndexBadDir(t *testing.T) {
+	for _, dir := range []string{filepath.Join(t.TempDir(), "missing"), "cache_test.go"} {
+		if _, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, NoCache: true}); err == nil {
+			t.Errorf("NewIndex(%s) succeeded, want an error", dir)
+		}
+	}
+}

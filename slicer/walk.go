@@ -132,7 +132,10 @@ func NewIndex(ctx context.Context, opts *IndexOptions) (*Index, error) {
 	if err := b.readGit(); err != nil {
 		return nil, err
 	}
-	b.walk()
+	b.walk(ctx)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	b.unseen()
 	if err := b.extractAll(ctx); err != nil {
 		return nil, err
@@ -571,12 +574,15 @@ func (b *builder) skip(p, reason, detail string) {
 }
 
 // walk lists the work tree, collecting candidates and skips.
-func (b *builder) walk() {
+func (b *builder) walk(ctx context.Context) {
 	root := &dirState{git: b.globalIgn, ignored: 1}
-	b.walkDir(root)
+	b.walkDir(ctx, root)
 }
 
-func (b *builder) walkDir(d *dirState) {
+func (b *builder) walkDir(ctx context.Context, d *dirState) {
+	if ctx.Err() != nil {
+		return // NewIndex reports the cancellation
+	}
 	abs := filepath.Join(b.root, filepath.FromSlash(d.rel))
 	ents, err := os.ReadDir(abs)
 	if err != nil {
@@ -638,7 +644,7 @@ func (b *builder) walkDir(d *dirState) {
 				b.skipDirs = append(b.skipDirs, rel+"/")
 				continue
 			}
-			b.walkDir(child)
+			b.walkDir(ctx, child)
 			continue
 		}
 		entry := b.entries[rel]
