@@ -13,8 +13,9 @@
 # prompt (Go sources and non-English text); wall time of the whole process,
 # RUNS runs after one warm-up, min and median, and ratios of the medians.
 # Part 2, single-thread throughput: counting time alone (tokenizer loaded),
-# best of REPS, in MB/s on the same files, with GOMAXPROCS=1 for Go; then
-# the fast counter's parallel path on the same files as one text.
+# best of REPS, in MB/s of wall time and per CPU second (less sensitive to
+# other load on the machine), on the same files, with GOMAXPROCS=1 for Go;
+# then the fast counter's parallel path on the same files as one text.
 # All counts are printed so that they can be compared.
 #
 # Usage: scripts/bench-tokenizers.sh
@@ -85,14 +86,17 @@ const [enc, reps, ...files] = process.argv.slice(2);
 const e = get_encoding(enc);
 const texts = files.map((f) => fs.readFileSync(f, "utf8"));
 const bytes = texts.reduce((s, t) => s + Buffer.byteLength(t), 0);
-let best = Infinity, n = 0;
+let best = Infinity, bestCPU = Infinity, n = 0;
 for (let r = 0; r < Math.max(1, +reps); r++) {
-  const t0 = process.hrtime.bigint();
+  const t0 = process.hrtime.bigint(), c0 = process.cpuUsage();
   n = 0;
   for (const t of texts) n += e.encode_ordinary(t).length;
+  const c = process.cpuUsage(c0);
   best = Math.min(best, Number(process.hrtime.bigint() - t0) / 1e6);
+  bestCPU = Math.min(bestCPU, (c.user + c.system) / 1e3);
 }
-if (+reps > 0) console.log(`${n} tokens ${bytes} bytes ${best.toFixed(3)} ms ${(bytes / 1e3 / best).toFixed(2)} MB/s`);
+const mbs = (ms) => (bytes / 1e3 / ms).toFixed(2);
+if (+reps > 0) console.log(`${n} tokens ${bytes} bytes, wall ${best.toFixed(1)} ms ${mbs(best)} MB/s, CPU ${bestCPU.toFixed(1)} ms ${mbs(bestCPU)} MB/s`);
 else console.log(n);
 e.free();
 JS
@@ -173,9 +177,11 @@ wasm=$(node "$tmp/count.js" "$ENC" "$REPS" "${files[@]}")
 serial1=$(tp fast-serial 1 "$REPS" 1)
 par=$(tp fast "$(nproc)" "$REPS" 1)
 printf '%-34s %s\n' "fast (GOMAXPROCS=1)" "$fast" "reference (GOMAXPROCS=1, 1 run)" "$ref" "wasm (npm tiktoken)" "$wasm"
-mbs() { awk '{ print $(NF-1) }' <<<"$1"; }
-echo "ratios: fast/wasm $(ratio "$(mbs "$fast")" "$(mbs "$wasm")")x, fast/reference $(ratio "$(mbs "$fast")" "$(mbs "$ref")")x"
+mbs() { awk '{ print $(NF-1) }' <<<"$1"; }                      # MB/s per CPU second
+wmbs() { sed 's/.*wall [0-9.]* ms \([0-9.]*\) MB.*/\1/' <<<"$1"; } # MB/s of wall time
+echo "ratios (CPU):  fast/wasm $(ratio "$(mbs "$fast")" "$(mbs "$wasm")")x, fast/reference $(ratio "$(mbs "$fast")" "$(mbs "$ref")")x"
+echo "ratios (wall): fast/wasm $(ratio "$(wmbs "$fast")" "$(wmbs "$wasm")")x, fast/reference $(ratio "$(wmbs "$fast")" "$(wmbs "$ref")")x"
 echo
 echo "== parallel counting: the same files as one text =="
 printf '%-34s %s\n' "fast serial (GOMAXPROCS=1)" "$serial1" "fast parallel (GOMAXPROCS=$(nproc))" "$par"
-echo "ratio: parallel/serial $(ratio "$(mbs "$par")" "$(mbs "$serial1")")x"
+echo "ratio (wall): parallel/serial $(ratio "$(wmbs "$par")" "$(wmbs "$serial1")")x"
