@@ -248,7 +248,7 @@ const (
 	// coreShare sets the first view of one file at this share of the
 	// context budget, between minCore and maxCore tokens, so that the first
 	// pass covers several files before the second pass deepens the best.
-	coreShare = 0.04
+	coreShare = 0.025
 	// minCore is the smallest per-file cap, in tokens: below it a
 	// definition is cut to nothing useful.
 	minCore = 250
@@ -258,7 +258,7 @@ const (
 	// topCoreBoost scales the core of a file by 1 + topCoreBoost·(s/s₁)²,
 	// where s₁ is the best score: the best files get up to four times the
 	// room, the tail the plain core. Value per token, not equal shares.
-	topCoreBoost = 3.0
+	topCoreBoost = 1.5
 	// wholeSlack lets a file go in whole when that costs at most this
 	// factor more than its excerpt: the elided rest is cheap context.
 	wholeSlack = 1.6
