@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Measures ctxtrim's file selection against the BM25 baseline on tasks mined
+# from a repository's commit history (see ../shared/eval/relevance/README.md).
+#
+#   scripts/eval-relevance.sh TASKS.jsonl REPO_DIR [run.py flags: --limit N --jobs N --budgets ...]
+#
+# Builds ctxtrim, runs the baseline and ctxtrim on the same tasks and budgets,
+# and prints both summaries and the goal check: at every budget, ctxtrim's
+# share of tasks not fully covered must be at most half of BM25's, and its
+# mean recall higher. Results (JSON) go to $OUT (default /tmp/ctxtrim-eval).
+# CPU heavy: on a shared machine start with --limit 20 --jobs 1.
+set -euo pipefail
+if (( $# < 2 )); then
+  sed -n '2,12p' "$0" >&2
+  exit 2
+fi
+tasks=$(realpath "$1"); repo=$(realpath "$2"); shift 2
+root=$(cd "$(dirname "$0")/.." && pwd)
+kit=${EVAL_DIR:-$root/../shared/eval/relevance}
+out=${OUT:-/tmp/ctxtrim-eval}
+mkdir -p "$out"
+name=$(basename "$tasks" .jsonl)
+(cd "$root" && go build -o "$out/ctxtrim" .)
+cd "$kit"
+python3 run.py --tasks "$tasks" --repo "$repo" --out "$out/$name.bm25.json" "$@" -- python3 baseline_bm25.py >/dev/null
+CTXTRIM="$out/ctxtrim" python3 run.py --tasks "$tasks" --repo "$repo" --out "$out/$name.ctxtrim.json" "$@" -- ./ctxtrim_cmd.sh >/dev/null
+python3 - "$out/$name.bm25.json" "$out/$name.ctxtrim.json" <<'PY'
+import json, sys
+b, c = (json.load(open(p)) for p in sys.argv[1:3])
+meta = c["meta"]
+print(f"{meta.get('repo', '?')} @ {str(meta.get('head', '?'))[:12]}")
+print(f"{'budget':>7} {'n':>4} | {'BM25 all%':>9} {'recall':>6} {'MRR':>5} {'s/task':>6} | "
+      f"{'ctxtrim all%':>12} {'recall':>6} {'MRR':>5} {'s/task':>6} | goal")
+ok = True
+for budget, cs in c["summary"].items():
+    bs = b["summary"][budget]
+    miss_b, miss_c = 100 - bs["all_pct"], 100 - cs["all_pct"]
+    good = miss_c <= miss_b / 2 and cs["mean_recall"] > bs["mean_recall"]
+    ok &= good
+    print(f"{budget:>7} {cs['n']:>4} | {bs['all_pct']:>9.1f} {bs['mean_recall']:>6.3f} {bs['mrr']:>5.3f} "
+          f"{bs['median_s']:>6.2f} | {cs['all_pct']:>12.1f} {cs['mean_recall']:>6.3f} {cs['mrr']:>5.3f} "
+          f"{cs['median_s']:>6.2f} | {'ok' if good else 'MISSED'} (misses {miss_c:.1f}% vs ≤ {miss_b / 2:.1f}%)")
+sys.exit(0 if ok else 1)
+PY
