@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
@@ -306,5 +309,55 @@ func TestIndexBadDir(t *testing.T) {
 		if _, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, NoCache: true}); err == nil {
 			t.Errorf("NewIndex(%s) succeeded, want an error", dir)
 		}
+	}
+}
+
+// TestIndexStatFastPath shows that a tracked file whose size and mtime
+// match its git index entry is not read: its content is changed behind
+// git's back (same size, same mtime) and the index still reports the
+// committed blob, as git itself would. A change of size is detected.
+func TestIndexStatFastPath(t *testing.T) {
+	dir := t.TempDir()
+	repo, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour).Truncate(time.Second)
+	write := func(name, content string) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("same.go", "package a // one\n")
+	write("grown.go", "package a\n")
+	wt, _ := repo.Worktree()
+	for _, name := range []string{"same.go", "grown.go"} {
+		if _, err := wt.Add(name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sig := &object.Signature{Name: "t", Email: "t@e", When: past}
+	if _, err := wt.Commit("c", &git.CommitOptions{Author: sig}); err != nil {
+		t.Fatal(err)
+	}
+	committed := hashBlob([]byte("package a // one\n"))
+	write("same.go", "package a // two\n") // same size, same mtime
+	write("grown.go", "package a\n\nfunc F() {}\n")
+
+	ix, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, _ := ix.File("same.go")
+	if same.Blob != committed || same.Status != 0 {
+		t.Errorf("same.go: blob %s status %v; want the index's blob %s, clean (not read)", same.Blob, same.Status, committed)
+	}
+	grown, _ := ix.File("grown.go")
+	if want := hashBlob([]byte("package a\n\nfunc F() {}\n")); grown.Blob != want || grown.Status != Modified {
+		t.Errorf("grown.go: blob %s status %v; want %s, modified", grown.Blob, grown.Status, want)
 	}
 }
