@@ -89,18 +89,101 @@ func (c *bpeCounter) Count(text string) int {
 }
 
 // countSerial counts valid UTF-8 text on the calling goroutine.
+//
+// Looking pieces up is bound by memory latency: the table is larger than a
+// core's cache and a lookup reads a random slot, then the token's word.
+// Pieces are therefore looked up in batches (countBatch), each step a loop
+// of independent loads over the batch, so that the CPU overlaps the cache
+// misses of different pieces instead of waiting for them one at a time.
 func (c *bpeCounter) countSerial(s string) int {
+	var batch [lookupBatch]string
 	n := 0
-	for i := 0; i < len(s); {
-		e := c.next(s, i)
-		if e-i == 1 {
-			n++
-		} else if _, ok := c.t.rank(s[i:e]); ok {
-			n++
-		} else {
-			n += c.t.mergeCount(s[i:e])
+	i := 0
+	for i < len(s) {
+		k := 0
+		for k < len(batch) && i < len(s) {
+			e := c.next(s, i)
+			if e-i == 1 {
+				n++ // every byte is a token
+			} else {
+				batch[k] = s[i:e]
+				k++
+			}
+			i = e
 		}
-		i = e
+		n += c.t.countBatch(batch[:k])
+	}
+	return n
+}
+
+// lookupBatch is the number of pieces countSerial looks up together: enough
+// to keep several cache misses in flight, few enough to stay in registers
+// and the L1 cache.
+const lookupBatch = 32
+
+// countBatch returns the number of tokens of pieces (each longer than one
+// byte): 1 for a piece that is a token, its merge count otherwise. It first
+// reads the home slot of every piece, then the word of every short piece
+// whose slot matched, then settles each piece, by rank for those the quick
+// checks did not (their cache lines are loaded by then).
+func (t *rankTable) countBatch(pieces []string) int {
+	var (
+		words [lookupBatch]uint64 // base64 word of a short piece, else 0
+		tags  [lookupBatch]uint64 // its hash >> 32
+		home  [lookupBatch]uint64 // the value in its home slot
+		found [lookupBatch]bool   // it is a token
+		none  [lookupBatch]bool   // it is not a token
+	)
+	for k, p := range pieces {
+		var h uint64
+		if len(p) == 2 {
+			r := t.pair[uint32(p[0])<<8|uint32(p[1])]
+			found[k], none[k] = r != 0, r == 0
+			continue
+		}
+		if len(p) <= shortToken {
+			words[k] = base64Word(p)
+			h = hashWord(words[k])
+		} else {
+			if len(p) > t.maxLen {
+				none[k] = true
+				continue
+			}
+			var buf [maxKey]byte
+			h = hashKey(base64Encode(buf[:0], p))
+		}
+		tags[k] = h >> 32
+		home[k] = t.slots[(h>>t.partShift)<<t.partBits+(h>>32&t.partMask)]
+	}
+	for k := range pieces {
+		v := home[k]
+		if found[k] || none[k] {
+			continue
+		}
+		if v == 0 {
+			none[k] = true // an empty home slot: not a token
+			continue
+		}
+		if words[k] != 0 && v>>32 == tags[k] {
+			found[k] = t.words[uint32(v)-1] == words[k]
+		}
+	}
+	n := 0
+	for k, p := range pieces {
+		switch {
+		case found[k]:
+			n++
+		case none[k]:
+			n += t.mergeCount(p)
+		default:
+			// Not settled by the home slot: probe on (its lines are
+			// loaded by now).
+			if _, ok := t.rank(p); ok {
+				n++
+			} else {
+				n += t.mergeCount(p)
+			}
+		}
 	}
 	return n
 }

@@ -43,6 +43,10 @@ type rankTable struct {
 	partBits  uint   // log2 of a partition's size
 	partMask  uint64 // a partition's size - 1
 	maxLen    int    // the longest token, in bytes
+	// pair[a<<8|b] is 1 + the rank of the two-byte token ab, or 0: the
+	// byte-pair merge starts by looking up every adjacent pair of bytes,
+	// and this 256 KB table answers those from the cache.
+	pair []uint32
 	// single[b] is the rank of the one-byte token b; every byte is a token.
 	single [256]uint32
 }
@@ -142,6 +146,7 @@ func parseRankTable(raw []byte, procs int) (*rankTable, error) {
 		spans: make([]uint64, n),
 		words: make([]uint64, n),
 		slots: make([]uint64, size),
+		pair:  make([]uint32, 1<<16),
 	}
 	t.partBits = uint(bits.TrailingZeros64(size / tablePartitions))
 	t.partShift = 64 - uint(bits.TrailingZeros64(tablePartitions))
@@ -240,12 +245,18 @@ func (t *rankTable) indexSegment(seg *tableSegment) error {
 			}
 			t.words[line] = w
 			h = hashWord(w)
-			if len(key) == 4 && key[2] == '=' && key[3] == '=' {
-				a, b := b64[key[0]], b64[key[1]]
-				if (a|b)&0xc0 != 0 {
+			if len(key) == 4 && key[3] == '=' {
+				a, b, c := b64[key[0]], b64[key[1]], b64[key[2]]
+				switch {
+				case key[2] == '=' && (a|b)&0xc0 == 0:
+					seg.single[a<<2|b>>4] = uint32(rank) + 1
+				case (a|b|c)&0xc0 == 0:
+					// Two bytes; segments hold distinct tokens, so
+					// they write distinct entries.
+					t.pair[uint32(a)<<10|uint32(b)<<4|uint32(c)>>2] = uint32(rank) + 1
+				default:
 					return fmt.Errorf("line %d: bad base64 key %q", line+1, key)
 				}
-				seg.single[a<<2|b>>4] = uint32(rank) + 1
 			}
 		} else {
 			h = hashKey(key)
@@ -263,6 +274,9 @@ func (t *rankTable) rank(s string) (int, bool) {
 	switch {
 	case len(s) == 1:
 		return int(t.single[s[0]]), true
+	case len(s) == 2:
+		r := t.pair[uint32(s[0])<<8|uint32(s[1])]
+		return int(r) - 1, r != 0
 	case len(s) <= shortToken:
 		w := base64Word(s)
 		h := hashWord(w)
