@@ -140,7 +140,7 @@ func runSelect(e *env, args []string) int {
 	for _, s := range sel.Skipped {
 		logf("skipped %s: %s", s.Path, s.Reason)
 	}
-	if n := len(sel.Redactions); n > 0 {
+	if n := len(sel.Redactions); n > 0 && explain.mode != "json" { // JSON lists them itself
 		var where []string
 		for _, r := range sel.Redactions {
 			where = append(where, fmt.Sprintf("%s:%d (%s)", r.Path, r.Line, r.Rule))

@@ -48,7 +48,7 @@ func readHistoryCLI(ctx context.Context, root string, max int) (h *history, ok b
 		return nil, false
 	}
 	cmd := exec.CommandContext(ctx, git, "-C", root, "log", "--first-parent", "--diff-merges=first-parent",
-		"--no-renames", "--name-only", "--format=%x01", "-z", "-n", strconv.Itoa(max), "HEAD", "--")
+		"--no-renames", "--name-only", "--format=%x01%P%x02", "-z", "-n", strconv.Itoa(max), "HEAD", "--")
 	// The repository is the one at root, whatever a hook's environment says.
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "GIT_") {
@@ -61,8 +61,12 @@ func readHistoryCLI(ctx context.Context, root string, max int) (h *history, ok b
 	}
 	h = &history{}
 	for _, rec := range strings.Split(string(out), "\x01")[1:] {
+		parents, files, _ := strings.Cut(rec, "\x02")
+		if strings.TrimSpace(parents) == "" {
+			break // the root commit adds everything: no signal, and go-git skips it too
+		}
 		var paths []string
-		for _, p := range strings.Split(rec, "\x00") {
+		for _, p := range strings.Split(files, "\x00") {
 			p = strings.Trim(p, "\n")
 			if p != "" {
 				paths = append(paths, p)

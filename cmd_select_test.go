@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+	"golang.org/x/tools/txtar"
+)
+
+const selectRepo = `
+-- retry/retry.go --
+package retry
+
+// Do retries the request on 503 and rewinds its body.
+func Do() error { return nil }
+-- cache/cache.go --
+package cache
+
+// Cache keeps values.
+type Cache struct{}
+-- deploy/.env --
+TOKEN=abc123secret9
+`
+
+func TestSelectCLI(t *testing.T) {
+	dir := txtartest.Repo(t, txtar.Parse([]byte(selectRepo)))
+	tests := []struct {
+		name       string
+		args       []string
+		stdin      string
+		code       int
+		stdout     []string // substrings of stdout
+		notStdout  []string
+		stderr     []string // substrings of stderr
+		exactPaths string   // when set, stdout must equal it
+	}{
+		{
+			name:       "default command reads stdin, paths format",
+			args:       []string{"--repo", dir, "--budget", "2000", "--format", "paths"},
+			stdin:      "retry on 503 loses the request body",
+			code:       exitOK,
+			exactPaths: "retry/retry.go\n",
+		},
+		{
+			name:   "select subcommand, task as arguments, markdown",
+			args:   []string{"select", "-repo", dir, "-budget", "2000", "retry", "on", "503"},
+			code:   exitOK,
+			stdout: []string{"# Task\n\nretry on 503", "## retry/retry.go", "func Do() error"},
+		},
+		{
+			name:      "redaction reported on stderr",
+			args:      []string{"--repo", dir, "--budget", "2000", "deploy/.env TOKEN is wrong"},
+			code:      exitOK,
+			stdout:    []string{"[REDACTED:env-value]"},
+			notStdout: []string{"abc123secret9"},
+			stderr:    []string{"redacted 1 secret(s): deploy/.env:1 (env-value)"},
+		},
+		{
+			name:   "no-redact",
+			args:   []string{"--repo", dir, "--budget", "2000", "--no-redact", "deploy/.env TOKEN is wrong"},
+			code:   exitOK,
+			stdout: []string{"abc123secret9"},
+		},
+		{
+			name:   "explain on stderr",
+			args:   []string{"--repo", dir, "--budget", "2000", "--explain", "--format", "paths", "retry body"},
+			code:   exitOK,
+			stderr: []string{"budget 2000: task", "retry/retry.go"},
+		},
+		{
+			name:   "task alone over budget",
+			args:   []string{"--repo", dir, "--budget", "30", strings.Repeat("retry the request body ", 20)},
+			code:   exitNoFit,
+			stderr: []string{"ctxtrim split"},
+		},
+		{
+			name:   "unknown format",
+			args:   []string{"--repo", dir, "--budget", "2000", "--format", "yaml", "x"},
+			code:   exitUsage,
+			stderr: []string{`unknown format "yaml"`},
+		},
+		{
+			name:   "empty task",
+			args:   []string{"--repo", dir, "--budget", "2000"},
+			stdin:  "  \n",
+			code:   exitUsage,
+			stderr: []string{"no task"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := run(tc.args, strings.NewReader(tc.stdin), &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
+			}
+			if tc.exactPaths != "" && stdout.String() != tc.exactPaths {
+				t.Errorf("stdout = %q, want %q", stdout.String(), tc.exactPaths)
+			}
+			for _, s := range tc.stdout {
+				if !strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout.String())
+				}
+			}
+			for _, s := range tc.notStdout {
+				if strings.Contains(stdout.String(), s) {
+					t.Errorf("stdout has %q", s)
+				}
+			}
+			for _, s := range tc.stderr {
+				if !strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
+				}
+			}
+		})
+	}
+}
+
+func TestSelectCLIExplainJSON(t *testing.T) {
+	dir := txtartest.Repo(t, txtar.Parse([]byte(selectRepo)))
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"--repo", dir, "--budget", "2000", "--explain=json", "retry"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	var got struct {
+		Tokens    int
+		Breakdown struct{ Budget, Task int }
+		Files     []struct {
+			Path    string
+			Signals struct{ Score float64 }
+		}
+	}
+	if err := json.Unmarshal(stderr.Bytes()[bytes.IndexByte(stderr.Bytes(), '{'):], &got); err != nil {
+		t.Fatalf("explain JSON: %v\n%s", err, stderr.String())
+	}
+	if got.Breakdown.Budget != 2000 || got.Tokens > 2000 || len(got.Files) == 0 || got.Files[0].Path != "retry/retry.go" || got.Files[0].Signals.Score <= 0 {
+		t.Errorf("explain JSON = %+v", got)
+	}
+}
