@@ -8,37 +8,10 @@ import (
 	"github.com/ctxtrim/ctxtrim/budget"
 )
 
-// Request accounting. Providers render a request into tokens that the
-// caller never sees: role markers around each message, the tool schemas in
-// a hidden preamble, a priming sequence for the reply. These constants make
-// that overhead explicit. Where a provider does not publish its rendering,
-// the constant is chosen on the high side so that a count is never below
-// what the API will charge.
-const (
-	// perMessageTokens is OpenAI's documented overhead of one message
-	// (<|start|>{role}<|message|> … <|end|>), applied to every item.
-	perMessageTokens = 3
-	// replyPrimingTokens: every reply is primed with <|start|>assistant<|message|>.
-	replyPrimingTokens = 3
-	// perToolCallTokens covers the wrapper OpenAI and Anthropic put around
-	// one tool call (call id, type, function name framing).
-	perToolCallTokens = 8
-	// perToolResultTokens covers a tool result's id and framing.
-	perToolResultTokens = 4
-	// perToolTokens covers the framing of one tool schema; the schema itself
-	// is counted as its compact JSON text, which is longer than OpenAI's
-	// TypeScript-like rendering of it, so tools are over- not under-counted.
-	perToolTokens = 12
-	// imageTokens is charged for an image whose size ctxtrim cannot know
-	// without decoding it. It is the high end of both providers' published
-	// costs: OpenAI high detail tops out at 1105–1445 tokens for gpt-4o
-	// tile layouts and Anthropic at about 1600 (1.15 megapixels / 750).
-	imageTokens = 1600
-	// anthropicToolPromptTokens is the system prompt Anthropic adds when
-	// tools are present (346 tokens with tool_choice auto, per its pricing
-	// documentation for Claude models).
-	anthropicToolPromptTokens = 346
-)
+// Request accounting: the framing constants and the provider-specific
+// costs (Anthropic's tool prompt, images, tool calls and results) are
+// budget's (budget/request.go), shared with split, so that every package
+// frames a request the same way.
 
 // accountant counts items as the API sees them.
 type accountant struct {
@@ -49,9 +22,9 @@ type accountant struct {
 // fixedTokens counts what is sent once per request: instructions, tool
 // schemas and the reply priming.
 func (a accountant) fixedTokens(conv *Conversation) int {
-	n := replyPrimingTokens
+	n := budget.ReplyPrimingTokens
 	for _, s := range conv.fixed {
-		n += perMessageTokens + a.c.Count(s)
+		n += budget.InstructionsTokens(a.c, s)
 	}
 	if kindOf(conv.tools) != '[' {
 		return n
@@ -68,20 +41,21 @@ func (a accountant) fixedTokens(conv *Conversation) int {
 	if err != nil {
 		return n + a.c.Count(string(conv.tools))
 	}
-	if conv.format == FormatAnthropic && len(tools) > 0 {
-		n += anthropicToolPromptTokens
+	schemas := make([]string, len(tools))
+	for i, t := range tools {
+		schemas[i] = compact(t)
 	}
-	for _, t := range tools {
-		n += perToolTokens + a.c.Count(compact(t))
+	if conv.format == FormatAnthropic {
+		return n + budget.AnthropicToolTokens(a.c, schemas)
 	}
-	return n
+	return n + budget.ToolSchemaTokens(a.c, schemas)
 }
 
 // item counts one message or item.
 func (a accountant) item(raw json.RawMessage) int {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) != nil {
-		return perMessageTokens + a.c.Count(string(raw))
+		return budget.PerMessageTokens + a.c.Count(string(raw))
 	}
 	switch a.f {
 	case FormatChat:
@@ -144,7 +118,7 @@ func (a accountant) chat(m map[string]json.RawMessage) int {
 				case c.Function != nil:
 					msg.ToolCalls = append(msg.ToolCalls, budget.ToolCall{Name: c.Function.Name, Arguments: c.Function.Arguments})
 				case c.Custom != nil:
-					n += perToolCallTokens + a.c.Count(c.Custom.Name) + a.c.Count(c.Custom.Input)
+					n += budget.PerToolCallTokens + a.c.Count(c.Custom.Name) + a.c.Count(c.Custom.Input)
 				}
 			}
 		} else {
@@ -154,7 +128,7 @@ func (a accountant) chat(m map[string]json.RawMessage) int {
 	n += budget.OverheadFor(budget.O200kBase).Message(a.c, msg)
 	n += a.text(m["refusal"])
 	if fc := m["function_call"]; kindOf(fc) == '{' {
-		n += perToolCallTokens + a.c.Count(compact(fc))
+		n += budget.PerToolCallTokens + a.c.Count(compact(fc))
 	}
 	return n
 }
@@ -196,45 +170,47 @@ func (a accountant) part(raw json.RawMessage) int {
 	case "refusal":
 		return a.text(p["refusal"])
 	case "image_url", "input_image", "image":
-		return imageTokens
+		return budget.ImageTokens
 	case "thinking":
 		return a.text(p["thinking"])
 	case "redacted_thinking":
 		return a.text(p["data"])
 	case "tool_use", "server_tool_use":
-		return perToolCallTokens + a.text(p["name"]) + a.c.Count(compact(p["input"]))
+		return budget.PerToolCallTokens + a.text(p["name"]) + a.c.Count(compact(p["input"]))
 	case "tool_result":
-		return perToolResultTokens + a.parts(p["content"])
+		return budget.PerToolResultTokens + a.parts(p["content"])
 	}
 	return a.c.Count(string(raw))
 }
 
 func (a accountant) anthropic(m map[string]json.RawMessage) int {
-	return perMessageTokens + a.text(m["role"]) + a.parts(m["content"])
+	role, _ := str(m["role"])
+	return budget.MessageFraming(a.c, role) + a.parts(m["content"])
 }
 
 func (a accountant) responses(m map[string]json.RawMessage) int {
 	typ, _ := str(m["type"])
 	switch {
 	case typ == "message" || (typ == "" && m["role"] != nil):
-		return perMessageTokens + a.text(m["role"]) + a.parts(m["content"])
+		role, _ := str(m["role"])
+		return budget.MessageFraming(a.c, role) + a.parts(m["content"])
 	case typ == "ghost_snapshot":
 		return 0 // Codex keeps undo snapshots in its history but never sends them
 	case typ == "reasoning" || typ == "compaction" || typ == "compaction_summary":
 		// Encrypted reasoning stands for tokens the model sees again; its
 		// size is unknown, so the opaque text is counted, which is more.
-		return perMessageTokens + a.parts(m["summary"]) + a.parts(m["content"]) + a.text(m["encrypted_content"])
+		return budget.PerMessageTokens + a.parts(m["summary"]) + a.parts(m["content"]) + a.text(m["encrypted_content"])
 	case strings.HasSuffix(typ, "_call_output"):
 		out := m["output"]
 		if kindOf(out) == '[' {
-			return perToolResultTokens + a.parts(out)
+			return budget.PerToolResultTokens + a.parts(out)
 		}
 		if s, ok := str(out); ok {
-			return perToolResultTokens + a.c.Count(s)
+			return budget.PerToolResultTokens + a.c.Count(s)
 		}
-		return perToolResultTokens + a.c.Count(compact(out))
+		return budget.PerToolResultTokens + a.c.Count(compact(out))
 	case strings.HasSuffix(typ, "_call"):
-		n := perToolCallTokens + a.text(m["name"]) + a.text(m["arguments"]) + a.text(m["input"])
+		n := budget.PerToolCallTokens + a.text(m["name"]) + a.text(m["arguments"]) + a.text(m["input"])
 		if act := m["action"]; act != nil {
 			n += a.c.Count(compact(act))
 		}
@@ -252,12 +228,12 @@ func (a accountant) responses(m map[string]json.RawMessage) int {
 	for _, k := range keys {
 		b.Write(m[k])
 	}
-	return perMessageTokens + a.c.Count(b.String())
+	return budget.PerMessageTokens + a.c.Count(b.String())
 }
 
 // result counts the output of one tool result (an Anthropic tool_result
 // block's content, a Chat tool message's content, a Responses output), as
-// the model sees it: images at imageTokens.
+// the model sees it: images at budget.ImageTokens.
 func (a accountant) result(raw json.RawMessage, block int) int {
 	ms, err := parseObject(raw)
 	if err != nil {

@@ -38,8 +38,10 @@
 // A request is counted as the API sees it: every text the model reads
 // (message text, tool call names and arguments, tool outputs, reasoning
 // summaries, thinking), the per-message overhead, the tool schemas and
-// the instructions, with named constants (count.go) for what providers do
-// not publish, chosen on the high side. Images cost imageTokens each.
+// the instructions. The framing is budget's (budget/request.go, shared
+// with split): the OpenAI cookbook's for Chat, named constants chosen on
+// the high side for what providers do not publish, budget.ImageTokens per
+// image.
 //
 // # Turns and pins
 //

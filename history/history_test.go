@@ -569,7 +569,7 @@ func TestScreenshotsInToolResults(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := Tokens(c, counter(t))
-	if full < 6*imageTokens {
+	if full < 6*budget.ImageTokens {
 		t.Fatalf("%d tokens: screenshots not counted", full)
 	}
 	for _, tc := range []struct {
@@ -578,8 +578,8 @@ func TestScreenshotsInToolResults(t *testing.T) {
 		wantSteps []string
 		wantShots int
 	}{
-		{"masking old screenshots is enough", full - 2*imageTokens + 100, []string{StepMask}, 4},
-		{"recent screenshots lose their images too", full - 5*imageTokens + 200, []string{StepMask, StepSupersede}, 1},
+		{"masking old screenshots is enough", full - 2*budget.ImageTokens + 100, []string{StepMask}, 4},
+		{"recent screenshots lose their images too", full - 5*budget.ImageTokens + 200, []string{StepMask, StepSupersede}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := Prune(c, tc.limit, counter(t), &Options{KeepLast: 1, MaskAfter: 3})
@@ -596,7 +596,7 @@ func TestScreenshotsInToolResults(t *testing.T) {
 			if d := cmp.Diff([]any{tc.wantSteps, tc.wantShots}, []any{steps, bytes.Count(out, []byte(png1))}); d != "" {
 				t.Errorf("(-want +got):\n%s", d)
 			}
-			if !bytes.Contains(out, []byte(fmt.Sprintf("omitted (%d tokens)", imageTokens))) {
+			if !bytes.Contains(out, []byte(fmt.Sprintf("omitted (%d tokens)", budget.ImageTokens))) {
 				t.Errorf("no placeholder gives the screenshot's size:\n%s", out)
 			}
 			checkPruned(t, c, src, res, tc.limit)

@@ -59,7 +59,7 @@ func (s *splitter) render(user string) (string, int, error) {
 		}
 		req.Messages = append(req.Messages, message{"user", user})
 		text, err := marshal(req)
-		return text, s.chatTokens(req.Messages), err
+		return text, budget.CountChat(s.c, chatMessages(req.Messages), nil), err
 	case Anthropic:
 		req := messagesRequest{Model: s.opts.Model, MaxTokens: s.opts.MaxTokens, System: instr}
 		if req.MaxTokens == 0 {
@@ -67,11 +67,7 @@ func (s *splitter) render(user string) (string, int, error) {
 		}
 		req.Messages = []message{{"user", user}}
 		text, err := marshal(req)
-		msgs := req.Messages
-		if instr != "" {
-			msgs = append([]message{{"system", instr}}, msgs...)
-		}
-		return text, s.chatTokens(msgs), err
+		return text, budget.CountAnthropic(s.c, instr, chatMessages(req.Messages), nil), err
 	}
 	text := user
 	if instr != "" {
@@ -80,15 +76,15 @@ func (s *splitter) render(user string) (string, int, error) {
 	return text, s.c.Count(text), nil
 }
 
-// chatTokens counts a chat request with budget's chat accounting (the
-// OpenAI cookbook's). Anthropic publishes no formula; the same accounting
-// is used for it, with the system prompt counted as a message.
-func (s *splitter) chatTokens(msgs []message) int {
+// chatMessages converts request messages for budget's request accounting
+// (budget.CountChat, the OpenAI cookbook's; budget.CountAnthropic, with
+// the system prompt outside the messages as Anthropic sends it).
+func chatMessages(msgs []message) []budget.Message {
 	bm := make([]budget.Message, len(msgs))
 	for i, m := range msgs {
 		bm[i] = budget.Message{Role: m.Role, Content: m.Content}
 	}
-	return budget.CountChat(s.c, bm, nil)
+	return bm
 }
 
 func marshal(v any) (string, error) {
