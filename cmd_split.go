@@ -176,7 +176,7 @@ func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input
 	if f.text && (f.diffRange != "" || f.staged || len(f.files) > 0) {
 		return nil, in, exitUsage, fmt.Errorf("split: -text applies only to stdin or a FILE")
 	}
-	opts := &split.Options{Model: f.model, MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce}
+	opts := &split.Options{Model: f.modelName(), MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce}
 	switch f.request {
 	case "":
 	case "openai":

@@ -209,3 +209,37 @@ func TestSplitCLIOutDir(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitRequestModelFromConfig: request bodies carry the model set in
+// .ctxtrim.toml when -model is not given, and -model when it is.
+func TestSplitRequestModelFromConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"config", nil, "gpt-4.1"},
+		{"flag beats config", []string{"-model", "gpt-4o"}, "gpt-4o"},
+	}
+	for _, api := range []string{"openai", "anthropic"} {
+		for _, tc := range tests {
+			t.Run(api+"/"+tc.name, func(t *testing.T) {
+				writeConfigs(t, "", `model = "gpt-4.1"`)
+				args := append([]string{"-budget", "2000", "-request", api}, tc.args...)
+				code, out, stderr := runSplitCLI(t, "some text to review\n", args...)
+				if code != exitOK {
+					t.Fatalf("exit %d: %s", code, stderr)
+				}
+				var body struct {
+					Model string `json:"model"`
+				}
+				if err := json.Unmarshal([]byte(strings.TrimSpace(out)), &body); err != nil {
+					t.Fatalf("%v: %s", err, out)
+				}
+				if body.Model != tc.want {
+					t.Errorf("model %q, want %q", body.Model, tc.want)
+				}
+			})
+		}
+	}
+}

@@ -155,3 +155,38 @@ func TestConfigCheckSectionIsCheckOwned(t *testing.T) {
 		t.Fatalf("fit with [check] in config: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
+
+// TestModelName: the model a command works for comes from -model, else
+// from the configuration, as written; request bodies carry it.
+func TestModelName(t *testing.T) {
+	tests := []struct {
+		name       string
+		user, repo string
+		args       []string
+		want       string
+	}{
+		{"none", "", "", []string{"-budget", "1000"}, ""},
+		{"flag", "", "", []string{"-model", "gpt-4o-2024-08-06"}, "gpt-4o-2024-08-06"},
+		{"user config", `model = "gpt-4.1"`, "", nil, "gpt-4.1"},
+		{"repo config beats user", `model = "gpt-4.1"`, `model = "claude-sonnet-4-5"`, nil, "claude-sonnet-4-5"},
+		{"flag beats config", "", `model = "gpt-4o"`, []string{"-model", "o4-mini"}, "o4-mini"},
+		{"label of a model described by flags", "", "", []string{"-model", "my-llm", "-encoding", "cl100k_base", "-window", "8000"}, "my-llm"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			writeConfigs(t, tc.user, tc.repo)
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			var bf budgetFlags
+			bf.register(fs)
+			if err := fs.Parse(tc.args); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, _, err := bf.resolve("."); err != nil {
+				t.Fatal(err)
+			}
+			if got := bf.modelName(); got != tc.want {
+				t.Errorf("modelName() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -59,7 +59,17 @@ type budgetFlags struct {
 	margin    optInt
 	budget    optInt
 	fromError string
+
+	// resolvedModel is the model named by -model, else by the
+	// configuration, as written; set by resolve and counter.
+	resolvedModel string
 }
+
+// modelName returns the model the command works for: -model, else the
+// model of the configuration (.ctxtrim.toml, then the user file), as
+// written; empty when neither names one. It is valid after resolve or
+// counter, and is what request bodies carry in their "model" field.
+func (b *budgetFlags) modelName() string { return b.resolvedModel }
 
 // registerCounting adds only -model and -encoding, for commands that count
 // without a budget.
@@ -151,10 +161,11 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	}
 
 	// The model: flag, else config.
-	name := b.model
+	name := strings.TrimSpace(b.model)
 	if name == "" {
-		name = cfg.Model
+		name = strings.TrimSpace(cfg.Model)
 	}
+	b.resolvedModel = name
 	known := false
 	if name != "" {
 		m, err := table.Lookup(name)
