@@ -1,7 +1,3 @@
-// Package budget counts tokens exactly and does the arithmetic of fitting a
-// request into a model's context window.
-//
-// It is pure: no flags, no printing, no package-level mutable state.
 package budget
 
 import (
