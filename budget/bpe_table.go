@@ -2,6 +2,7 @@ package budget
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -216,13 +217,14 @@ func (t *rankTable) indexSegment(seg *tableSegment) error {
 	line := seg.first
 	for i := seg.start; i < len(src); line++ {
 		start := i
-		for i < len(src) && src[i] != ' ' {
-			i++
+		// Keys are padded base64, a multiple of 4 characters long, so the
+		// space can only follow a group of 4.
+		for i += 4; i < len(src) && src[i] != ' '; i += 4 {
+		}
+		if i >= len(src) {
+			return fmt.Errorf("line %d: bad base64 key %q", line+1, src[start:])
 		}
 		key := src[start:i]
-		if len(key) == 0 || len(key)%4 != 0 || i == len(src) {
-			return fmt.Errorf("line %d: bad base64 key %q", line+1, key)
-		}
 		i++ // the space
 		rank, digits := 0, 0
 		for ; i < len(src) && src[i] != '\n'; i++ {
@@ -240,8 +242,12 @@ func (t *rankTable) indexSegment(seg *tableSegment) error {
 		var h uint64
 		if len(key) <= 8 {
 			var w uint64
-			for j := len(key) - 1; j >= 0; j-- {
-				w = w<<8 | uint64(key[j])
+			if start+8 <= len(src) {
+				w = binary.LittleEndian.Uint64(src[start:]) & (^uint64(0) >> (64 - 8*len(key)))
+			} else {
+				for j := len(key) - 1; j >= 0; j-- {
+					w = w<<8 | uint64(key[j])
+				}
 			}
 			t.words[line] = w
 			h = hashWord(w)
