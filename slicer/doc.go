@@ -115,9 +115,9 @@
 // task and the note:
 //
 //  1. Cover: in rank order, each file gets its core view, at most
-//     core·(1 + topCoreBoost·(s/s₁)²) tokens, where core is coreShare of the
+//     core·(1 + topCoreBoost·(s/s₁)⁴) tokens, where core is coreShare of the
 //     context budget clamped to [minCore, maxCore] and s₁ the best score:
-//     the best files get up to three times the room. The whole file is
+//     the file that stands out gets up to four times the room. The whole file is
 //     taken when it fits that room, or costs at most wholeSlack times its
 //     excerpt. A file whose view does not fit the rest is skipped, not cut.
 //  2. Deepen: in rank order, excerpts grow (more definitions, or the whole

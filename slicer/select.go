@@ -255,10 +255,11 @@ const (
 	// maxCore is the largest core view: the relevant definitions of a file
 	// rarely need more, and a bigger budget should buy more files first.
 	maxCore = 800
-	// topCoreBoost scales the core of a file by 1 + topCoreBoost·(s/s₁)²,
-	// where s₁ is the best score: the best files get up to four times the
-	// room, the tail the plain core. Value per token, not equal shares.
-	topCoreBoost = 1.5
+	// topCoreBoost scales the core of a file by 1 + topCoreBoost·(s/s₁)⁴,
+	// where s₁ is the best score: the file that stands out gets up to four
+	// times the room, files scoring 70% of it a quarter more, the tail the
+	// plain core. Value per token, not equal shares.
+	topCoreBoost = 3.0
 	// wholeSlack lets a file go in whole when that costs at most this
 	// factor more than its excerpt: the elided rest is cheap context.
 	wholeSlack = 1.6
@@ -388,6 +389,7 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 			break
 		}
 		rel := r.signals.Score / top
+		rel *= rel
 		v := p.buildView(r, min(int(float64(core)*(1+topCoreBoost*rel*rel)), remaining))
 		if v == nil || v.tokens > remaining {
 			continue
@@ -563,6 +565,9 @@ func (p *packer) units(r *ranked, nlines int) []unit {
 		if res[k].scope < 0 {
 			res[k].scope = 0
 		}
+		// Density, softened: a long function collects more hits without
+		// being more relevant line for line.
+		res[k].w /= math.Sqrt(float64(u.r.End - u.r.Start + 1))
 	}
 	sort.SliceStable(res, func(a, b int) bool {
 		if res[a].w != res[b].w {
