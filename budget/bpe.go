@@ -14,7 +14,8 @@ import (
 //
 // NewEncodingCounter counts exactly what tiktoken's encode_ordinary (as
 // implemented by the reference, github.com/pkoukk/tiktoken-go) returns, an
-// order of magnitude faster and with a start-up of a few milliseconds:
+// order of magnitude faster, and starts in about 10 ms of CPU (building the
+// rank table) where the reference takes a few hundred:
 //
 //  1. Invalid UTF-8 is first replaced byte by byte with U+FFFD, as the
 //     reference's []rune conversion does.
@@ -23,8 +24,9 @@ import (
 //     that reproduces regexp2's leftmost-alternative backtracking, proved
 //     alternative by alternative in its comments and checked piece by piece
 //     against regexp2 (TestPiecesMatchRegexp, FuzzCountMatchesReference).
-//  3. Each piece is looked up once in the rank table (bpe_table.go); most
-//     pieces are tokens. Only the others are byte-pair merged (mergeCount),
+//  3. Each piece is looked up once in the rank table (bpe_table.go), in
+//     batches so that cache misses overlap (countBatch); most pieces are
+//     tokens. Only the others are byte-pair merged (mergeCount),
 //     with the quadratic scan tiktoken uses for short pieces and a heap for
 //     long ones, both giving the same merges.
 //  4. Texts of parallelMin bytes or more are cut at boundaries that provably
