@@ -228,7 +228,13 @@ func scanContents(ctx context.Context, ix *Index, q *query, par int, read func(s
 	for i, s := range q.m.Quotes {
 		quotes[i] = []byte(s)
 	}
-	pool := sync.Pool{New: func() any { return new(termScanner) }}
+	only := new(prefixSet)
+	for _, t := range q.terms {
+		if len(t) >= 2 {
+			only[prefixKey([]byte(t))] = true
+		}
+	}
+	pool := sync.Pool{New: func() any { return &termScanner{only: only} }}
 	for lo := 0; lo < len(ix.Files); lo += chunk {
 		hi := min(lo+chunk, len(ix.Files))
 		g.Go(func() error {

@@ -8,10 +8,20 @@ package slicer
 type termScanner struct {
 	buf  []byte // lowercased current part
 	word []byte // lowercased compound of the current identifier
+	// only, when set, holds the two-byte prefixes of the terms the caller
+	// wants: other terms are counted but neither stemmed nor emitted. It
+	// is the fast path of the content scan, where only the task's terms
+	// matter; stemming never changes a term's first two bytes.
+	only *prefixSet
 }
 
-// scan calls emit for every term of src, in order, and returns how many terms
-// it emitted. The slice passed to emit is only valid during the call.
+// prefixSet is a set of two-byte term prefixes.
+type prefixSet [1 << 16]bool
+
+func prefixKey(t []byte) uint16 { return uint16(t[0])<<8 | uint16(t[1]) }
+
+// scan calls emit for every term of src, in order, and returns the length
+// of src in terms (stop words included). The slice passed to emit is only valid during the call.
 //
 // A term is a sub-word of an identifier: parseHTTPHeader gives parse, http
 // and header; snake_case and kebab-case split at the separator. An
@@ -66,7 +76,9 @@ func (s *termScanner) compound(run []byte, emit func([]byte)) int {
 	if len(s.word) < 6 {
 		return 0
 	}
-	emit(s.word)
+	if s.only == nil || s.only[prefixKey(s.word)] {
+		emit(s.word)
+	}
 	return 1
 }
 
@@ -112,13 +124,18 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 		}
 	}
 	if parts >= 2 && len(s.word) >= 4 {
-		emit(s.word)
+		if s.only == nil || s.only[prefixKey(s.word)] {
+			emit(s.word)
+		}
 		n++
 	}
 	return n
 }
 
 // part emits one sub-word if it is a term, and appends it to the compound.
+// It reports whether the sub-word counts toward the text's length: every
+// part of two or more characters that is not a number does, stop words
+// included, so that the length does not depend on the only filter.
 func (s *termScanner) part(p []byte, emit func([]byte)) bool {
 	s.buf = s.buf[:0]
 	for _, c := range p {
@@ -131,11 +148,13 @@ func (s *termScanner) part(p []byte, emit func([]byte)) bool {
 	if len(s.buf) < 2 || allDigits(s.buf) {
 		return false
 	}
-	t := stem(s.buf)
-	if isStopWord(t) {
-		return false
+	if s.only != nil && !s.only[prefixKey(s.buf)] {
+		return true
 	}
-	emit(t)
+	t := stem(s.buf)
+	if !isStopWord(t) {
+		emit(t)
+	}
 	return true
 }
 
