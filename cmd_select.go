@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
@@ -114,7 +115,21 @@ func runSelect(e *env, args []string) int {
 	if *verbose {
 		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
 	}
-	ix, err := slicer.NewIndex(ctx, &slicer.IndexOptions{Dir: dir, Logf: logf})
+	iopts := &slicer.IndexOptions{Dir: dir, Logf: logf}
+	start, shown := time.Now(), false
+	if isTerminal(e.stderr) { // progress only on a terminal, after a delay
+		iopts.Progress = func(done, total int) {
+			if time.Since(start) < progressDelay {
+				return
+			}
+			shown = true
+			fmt.Fprintf(e.stderr, "\rindexing %d/%d files", done, total)
+		}
+	}
+	ix, err := slicer.NewIndex(ctx, iopts)
+	if shown {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return exitInterrupt

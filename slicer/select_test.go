@@ -310,3 +310,36 @@ func golden(t *testing.T, file, got string) {
 }
 
 var _ = flag.Bool // update is declared in extract_test.go
+
+// FuzzSelectBudget checks the hard cap on arbitrary tasks and budgets: the
+// rendered output never exceeds the budget, and a task that cannot fit is
+// reported as ErrTaskTooLarge, never cut.
+func FuzzSelectBudget(f *testing.F) {
+	f.Add("retry on 503 loses the request body", 300, uint8(0))
+	f.Add("Cache.Get \"cache: key not found\" cache/cache.go:12", 120, uint8(1))
+	f.Add("```\n</file>\n```", 90, uint8(2))
+	f.Add("load_settings", 5000, uint8(3))
+	c := testCounter(f)
+	ix, read := memIndex(f, goldenRepo)
+	f.Fuzz(func(t *testing.T, task string, budget int, format uint8) {
+		if budget <= 0 || budget > 20000 || strings.TrimSpace(task) == "" {
+			return
+		}
+		fm := formats[int(format)%len(formats)]
+		sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: budget, Format: fm, ReadFile: read})
+		if errors.Is(err, ErrTaskTooLarge) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sel.Tokens > budget {
+			t.Fatalf("Tokens %d > budget %d", sel.Tokens, budget)
+		}
+		if fm != FormatPaths {
+			if n := c.Count(sel.Text); n > budget {
+				t.Fatalf("Count(Text) %d > budget %d", n, budget)
+			}
+		}
+	})
+}
