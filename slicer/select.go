@@ -509,6 +509,16 @@ type unit struct {
 	r     LineRange
 	scope int // line of the enclosing definition's header, 0 if none
 	w     float64
+	best  int     // the line with the most weight
+	bestW float64 // its weight
+}
+
+// see records a hit line's weight in u.
+func (u *unit) see(line int, w float64) {
+	u.w += w
+	if w > u.bestW {
+		u.best, u.bestW = line, w
+	}
 }
 
 // units scores the definitions (or, outside definitions, windows) of a
@@ -543,19 +553,21 @@ func (p *packer) units(r *ranked, nlines int) []unit {
 			// Merge with the previous window when they overlap.
 			if n := len(out); n > 0 && out[n-1].scope == -1 && out[n-1].r.End >= rg.Start-1 {
 				out[n-1].r.End = max(out[n-1].r.End, rg.End)
-				out[n-1].w += lineW[l]
+				out[n-1].see(l, lineW[l])
 				continue
 			}
-			u := &unit{r: rg, scope: -1, w: lineW[l]}
+			u := &unit{r: rg, scope: -1}
+			u.see(l, lineW[l])
 			out = append(out, u)
 			continue
 		}
 		rg.End = min(rg.End, nlines)
 		if u, ok := byKey[rg]; ok {
-			u.w += lineW[l]
+			u.see(l, lineW[l])
 			continue
 		}
-		u := &unit{r: rg, scope: scope, w: lineW[l]}
+		u := &unit{r: rg, scope: scope}
+		u.see(l, lineW[l])
 		byKey[rg] = u
 		out = append(out, u)
 	}
@@ -632,13 +644,18 @@ func (p *packer) buildView(r *ranked, limit int) *view {
 	// Estimate while choosing (each range counted once, cached), then count
 	// the chosen view exactly: counting every trial view would be
 	// quadratic in the number of definitions.
-	for _, u := range us {
+	for k, u := range us {
 		try := addRange(ranges, u.r)
 		if u.scope > 0 {
 			try = addRange(try, LineRange{u.scope, u.scope})
 		}
 		if p.estimate(r.file, l, try) > limit {
-			continue // a definition too large: a window is tried below
+			if k == 0 {
+				// The best definition is too large: its header and a
+				// window around its strongest line.
+				ranges = p.window(r.file, l, u, limit)
+			}
+			continue
 		}
 		ranges = try
 	}
@@ -666,6 +683,32 @@ func (p *packer) buildView(r *ranked, limit int) *view {
 	}
 	if whole != nil && whole.tokens <= limit && float64(whole.tokens) <= wholeSlack*float64(best.tokens) {
 		return whole
+	}
+	return best
+}
+
+// window returns the header line of u (and of its scope) and the widest
+// window of u around its strongest line that fits limit by estimate, found
+// by binary search on the half-width; nil when not even the header fits.
+func (p *packer) window(file int, l *loaded, u unit, limit int) []LineRange {
+	base := []LineRange{{u.r.Start, u.r.Start}}
+	if u.scope > 0 {
+		base = addRange(base, LineRange{u.scope, u.scope})
+	}
+	center := u.best
+	if center < u.r.Start || center > u.r.End {
+		center = u.r.Start
+	}
+	var best []LineRange
+	lo, hi := 0, u.r.End-u.r.Start
+	for lo <= hi {
+		h := (lo + hi) / 2
+		try := addRange(base, LineRange{max(u.r.Start, center-h), min(u.r.End, center+h)})
+		if p.estimate(file, l, try) <= limit {
+			best, lo = try, h+1
+		} else {
+			hi = h - 1
+		}
 	}
 	return best
 }
