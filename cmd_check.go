@@ -24,10 +24,10 @@ func init() {
 	commands["check"] = command{summary: "check agent prompt files (AGENTS.md, CLAUDE.md, …) or the staged diff against their budgets", run: runCheck}
 }
 
-const checkUsage = `usage: ctxtrim check [flags] [FILE...]
-       ctxtrim check -staged-diff [-budget N] [-instructions FILE] [-max-parts N]
+const checkSynopsis = `ctxtrim check [flags] [FILE...]
+       ctxtrim check -staged-diff [-budget N] [-instructions FILE] [-max-parts N]`
 
-Checks the prompt files a repository keeps for agents against their budgets
+const checkUsage = `Checks the prompt files a repository keeps for agents against their budgets
 and reports, per file, tokens, bytes and chars against the limit. It never
 modifies a file. Exit status 0 when all fit, 5 when one is over budget (or, with
 -staged-diff, needs more than -max-parts parts), 2 on a usage error, 1 on
@@ -56,10 +56,7 @@ fits one review request of -budget tokens, and how many parts it needs.
   [[check.files]]
   glob = "docs/prompts/*.md"      # doublestar pattern, relative to the root
   max_tokens = 4000               # and/or max_bytes, max_chars
-  why = "fits the triage prompt"
-
-Flags:
-`
+  why = "fits the triage prompt"`
 
 // checkOptions are the flags of "ctxtrim check".
 type checkOptions struct {
@@ -85,8 +82,6 @@ type checkFile struct {
 func runCheck(e *env, args []string) int {
 	var o checkOptions
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { fmt.Fprint(e.stderr, checkUsage); fs.PrintDefaults() }
 	fs.StringVar(&o.dir, "C", ".", "run in `DIR` (any directory inside the repository)")
 	fs.StringVar(&o.configPath, "config", "", "read budgets from `FILE` (default: .ctxtrim.toml at the repository root)")
 	fs.StringVar(&o.encoding, "encoding", budget.O200kBase, "count tokens with `ENCODING`")
@@ -95,22 +90,34 @@ func runCheck(e *env, args []string) int {
 	fs.IntVar(&o.budget, "budget", 0, "review request budget in `TOKENS` for -staged-diff (default: review_budget in config, else 32000)")
 	fs.StringVar(&o.instructions, "instructions", "", "review instructions `FILE` sent with every part (-staged-diff)")
 	fs.IntVar(&o.maxParts, "max-parts", 0, "with -staged-diff, fail when the review needs more than `N` parts (0: report only)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	names, code, ok := parseFlags(e, fs, args, checkSynopsis, checkUsage)
+	if !ok {
+		return code
 	}
 	if o.budget < 0 || o.maxParts < 0 {
 		return e.fail(exitUsage, errors.New("-budget and -max-parts must not be negative"))
 	}
+	if o.budget > maxTokens {
+		return e.fail(exitUsage, fmt.Errorf("-budget %d tokens is absurd (limit %d)", o.budget, maxTokens))
+	}
 	if !o.stagedDiff && (o.budget != 0 || o.instructions != "" || o.maxParts != 0) {
 		return e.fail(exitUsage, errors.New("-budget, -instructions and -max-parts need -staged-diff"))
 	}
-	if o.stagedDiff && fs.NArg() > 0 {
+	if o.stagedDiff && len(names) > 0 {
 		return e.fail(exitUsage, errors.New("-staged-diff takes no FILE arguments"))
 	}
 
+	for _, n := range names {
+		// A named file that does not exist is a typo (or a flag given as
+		// a FILE), not a file that happens to fit.
+		p := n
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(o.dir, p)
+		}
+		if _, err := os.Stat(p); err != nil {
+			return e.fail(exitError, fmt.Errorf("check: %s: no such file", n))
+		}
+	}
 	root, err := findRepoRoot(o.dir)
 	if err != nil {
 		return e.fail(exitError, err)
@@ -131,8 +138,8 @@ func runCheck(e *env, args []string) int {
 	if err != nil {
 		return e.fail(exitError, err)
 	}
-	if fs.NArg() > 0 {
-		rep.Results = filterResults(rep.Results, root, o.dir, fs.Args())
+	if len(names) > 0 {
+		rep.Results = filterResults(rep.Results, root, o.dir, names)
 	}
 	if o.jsonOut {
 		enc := json.NewEncoder(e.stdout)

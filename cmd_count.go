@@ -42,8 +42,9 @@ func runCount(e *env, args []string) int {
 	bf.registerCounting(fs)
 	asJSON := fs.Bool("json", false, "print JSON: per-file counts, total, encoding, estimate")
 	chat := fs.Bool("chat", false, "each input is an OpenAI Chat Completions request body (JSON): count the whole request, message framing and tool definitions included")
-	if code, ok := parseFlags(e, fs, args, "ctxtrim count [-model M | -encoding E] [-json] [-chat] [FILE...]",
-		"Counts tokens per file and in total, like wc; reads stdin when no FILE is given or FILE is -."); !ok {
+	names, code, ok := parseFlags(e, fs, args, "ctxtrim count [-model M | -encoding E] [-json] [-chat] [FILE...]",
+		"Counts tokens per file and in total, like wc; reads stdin when no FILE is given or FILE is -.")
+	if !ok {
 		return code
 	}
 	p, err := bf.plan(".", false)
@@ -51,14 +52,13 @@ func runCount(e *env, args []string) int {
 		return e.fail(exitUsage, err)
 	}
 
-	names := fs.Args()
 	if len(names) == 0 {
 		names = []string{"-"}
 	}
 	var results []countResult
 	total := 0
 	var totalBytes int64
-	code := exitOK
+	code = exitOK
 	for _, name := range names {
 		r := countOne(e, p, name, *chat)
 		if r.Error != "" {

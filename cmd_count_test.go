@@ -111,6 +111,9 @@ func TestCountCLI(t *testing.T) {
 		{"unknown model", "x", []string{"count", "-model", "gpt-9"}, "", `unknown model "gpt-9"`, exitUsage, true},
 		{"unknown encoding", "x", []string{"count", "-encoding", "p50k"}, "", `unknown encoding "p50k"`, exitUsage, true},
 		{"chat request", `{"messages":[{"role":"user","content":"hello world"}]}`, []string{"count", "-chat"}, "9\n", "", exitOK, false},
+		{"flag after a FILE", "", []string{"count", "a.txt", "-encoding", "cl100k_base"}, "       3 a.txt\n", "", exitOK, false},
+		{"-- ends the flags", "", []string{"count", "--", "-json"}, "", "-json: no such file", exitError, true},
+		{"unknown flag", "", []string{"count", "a.txt", "-budget", "5"}, "", "ctxtrim: count: flag provided but not defined: -budget (see ctxtrim count -h)\n", exitUsage, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

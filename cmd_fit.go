@@ -31,11 +31,12 @@ func runFit(e *env, args []string) int {
 	help := "Trims text from stdin to the input budget at line boundaries, keeping head and tail,\n" +
 		"with a marker line saying how much was dropped.\n" +
 		fmt.Sprintf("Exit status: 0 unchanged, %d trimmed, %d usage, %d bad input, %d budget smaller than the marker, %d error.", exitTrimmed, exitUsage, exitBadInput, exitNoFit, exitError)
-	if code, ok := parseFlags(e, fs, args, "ctxtrim fit (-model M | -budget N | -window N -encoding E) [-reserve N] [-from-error TEXT|@FILE] [-keep both|head|tail] < text", help); !ok {
+	pos, code, ok := parseFlags(e, fs, args, "ctxtrim fit (-model M | -budget N | -window N -encoding E) [-reserve N] [-from-error TEXT|@FILE] [-keep both|head|tail] < text", help)
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 0 {
-		return e.fail(exitUsage, fmt.Errorf("fit reads stdin and takes no arguments, got %q", fs.Arg(0)))
+	if len(pos) > 0 {
+		return e.fail(exitUsage, fmt.Errorf("fit reads stdin and takes no arguments, got %q (use: ctxtrim fit … < %[1]s)", pos[0]))
 	}
 	var opts budget.FitOptions
 	switch *keep {
@@ -64,7 +65,9 @@ func runFit(e *env, args []string) int {
 	case len(data) > maxFitInput:
 		return e.fail(exitBadInput, fmt.Errorf("stdin is larger than %d MiB; fit holds its input in memory", maxFitInput>>20))
 	case len(data) == 0:
-		return e.fail(exitBadInput, errors.New("empty input: nothing to fit (fit reads stdin)"))
+		// Nothing fits any budget: a filter passes empty input through
+		// (git diff | ctxtrim fit | … must not fail on a clean tree).
+		return exitOK
 	}
 	if i := bytes.IndexByte(data[:min(len(data), binarySniff)], 0); i >= 0 {
 		return e.fail(exitBadInput, fmt.Errorf("stdin looks binary (NUL byte at offset %d)", i))

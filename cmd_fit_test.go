@@ -43,7 +43,7 @@ func TestFitCLI(t *testing.T) {
 		{"from error with encoding", long, []string{"fit", "-encoding", "o200k_base", "-from-error", "This model's maximum context length is 1000 tokens. However, you requested 1500 tokens (1200 in the messages, 300 in the completion)."}, exitTrimmed, "fit 680", 680, true},
 		{"binary", "a\x00b\n", []string{"fit", "-budget", "100"}, exitBadInput, "binary", 0, false},
 		{"invalid utf8", "a\xffb\n", []string{"fit", "-budget", "100"}, exitBadInput, "not valid UTF-8", 0, false},
-		{"empty", "", []string{"fit", "-budget", "100"}, exitBadInput, "empty input", 0, false},
+		{"empty input passes through", "", []string{"fit", "-budget", "100"}, exitOK, "", 0, false},
 		{"budget below marker", long, []string{"fit", "-budget", "5"}, exitNoFit, "budget smaller than the marker", 0, false},
 		{"negative budget", long, []string{"fit", "-budget", "-1"}, exitUsage, "negative", 0, false},
 		{"zero budget", long, []string{"fit", "-budget", "0"}, exitUsage, "must be positive", 0, false},
@@ -56,6 +56,12 @@ func TestFitCLI(t *testing.T) {
 		{"no budget", long, []string{"fit"}, exitUsage, "no budget", 0, false},
 		{"bad keep", long, []string{"fit", "-budget", "100", "-keep", "middle"}, exitUsage, "-keep", 0, false},
 		{"arguments", long, []string{"fit", "-budget", "100", "file.txt"}, exitUsage, "takes no arguments", 0, false},
+		{"budget with reserve", long, []string{"fit", "-budget", "100", "-reserve", "50"}, exitUsage, "drop one of them", 0, false},
+		{"budget with margin", long, []string{"fit", "-margin", "5", "-budget", "100"}, exitUsage, "-margin applies only", 0, false},
+		{"budget over -window", long, []string{"fit", "-window", "50", "-budget", "100"}, exitUsage, "window given by -window; lower -budget", 0, false},
+		{"flags after a misplaced argument", long, []string{"fit", "-budget", "100", "file.txt", "-q"}, exitUsage, `got "file.txt"`, 0, false},
+		{"encoding differs from the model's", long, []string{"fit", "-model", "gpt-4o", "-encoding", "cl100k_base", "-budget", "300"}, exitTrimmed, "cl100k_base count as asked; gpt-4o uses o200k_base", 0, true},
+		{"unknown flag", long, []string{"fit", "-nope"}, exitUsage, "ctxtrim: fit: flag provided but not defined: -nope (see ctxtrim fit -h)", 0, false},
 		{"estimate note", long, []string{"fit", "-model", "claude-sonnet-4-5", "-budget", "300"}, exitTrimmed, "estimate: claude counts are o200k_base × 1.35", 0, true},
 	}
 	c, err := budget.NewEncodingCounter(budget.O200kBase)

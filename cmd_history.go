@@ -15,9 +15,9 @@ func init() {
 	commands["history"] = command{summary: "prune a conversation (Chat, Responses, Anthropic, Codex rollout) to a budget", run: runHistory}
 }
 
-const historyUsage = `usage: ctxtrim history [flags] [FILE|-] > pruned
+const historySynopsis = "ctxtrim history [-model M | -budget N] [flags] [FILE|-] > pruned"
 
-Prunes a conversation history to the token budget and writes it in the same
+const historyHelp = `Prunes a conversation history to the token budget and writes it in the same
 format. Formats: OpenAI Chat Completions request, OpenAI Responses request,
 Anthropic Messages request, Codex CLI rollout JSONL, a SWE-agent .traj, or a
 bare JSON array of messages; detected unless -format is given.
@@ -26,17 +26,13 @@ Steps, cheapest loss first, each only as far as needed: mask old tool
 outputs, replace superseded outputs and old images, cut the middle out of
 oversized items, drop the oldest turns (one notice says how many). System
 messages, the latest user turn and the last -keep-last turns are never
-touched. Exit status: 0 unchanged, 3 pruned, 4 bad input, 5 the pinned part
-alone does not fit. With -dry-run nothing is written to stdout: the report
-of what would be removed goes to stderr and the exit status is the same.
-
-flags:
-`
+touched. Exit status: 0 unchanged, 3 pruned, 2 usage, 4 bad input, 5 the
+pinned part alone does not fit, 1 other errors. With -dry-run nothing is
+written to stdout: the report of what would be removed goes to stderr and
+the exit status is the same.`
 
 func runHistory(e *env, args []string) int {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() { fmt.Fprint(e.stderr, historyUsage); fs.PrintDefaults() }
 	var bf budgetFlags
 	bf.register(fs)
 	format := fs.String("format", "auto", "input `format`: auto, chat, responses, anthropic, codex")
@@ -46,23 +42,12 @@ func runHistory(e *env, args []string) int {
 	dryRun := fs.Bool("dry-run", false, "report what would be removed on stderr; write nothing to stdout")
 	explain := fs.Bool("explain", false, "report tokens before and after each step on stderr")
 	verbose := fs.Bool("v", false, "log progress on stderr")
-	// Flags may come after the FILE too: parse, take one argument, repeat.
-	var files []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return exitOK
-			}
-			return exitUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		files = append(files, fs.Arg(0))
-		args = fs.Args()[1:]
+	files, code, ok := parseFlags(e, fs, args, historySynopsis, historyHelp)
+	if !ok {
+		return code
 	}
 	if len(files) > 1 {
-		return e.fail(exitUsage, fmt.Errorf("history takes at most one FILE, got %d", len(files)))
+		return e.fail(exitUsage, fmt.Errorf("history takes at most one FILE, got %d: %q", len(files), files))
 	}
 	f, err := history.ParseFormatName(*format)
 	if err != nil {
@@ -81,22 +66,25 @@ func runHistory(e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}
 
-	in := e.stdin
+	in, name := e.stdin, "(stdin)"
 	if len(files) == 1 && files[0] != "-" {
-		name := files[0]
+		name = files[0]
 		file, err := os.Open(name)
 		if err != nil {
-			return e.fail(exitError, err)
+			return e.fail(exitError, err) // the error names the file
 		}
 		defer file.Close()
+		if st, err := file.Stat(); err == nil && st.IsDir() {
+			return e.fail(exitBadInput, fmt.Errorf("%s: is a directory", name))
+		}
 		in = file
 	}
 	conv, err := history.ParseFormat(in, f)
 	if err != nil {
 		if errors.Is(err, history.ErrBadInput) {
-			return e.fail(exitBadInput, err)
+			return e.fail(exitBadInput, fmt.Errorf("%s: %w", name, err))
 		}
-		return e.fail(exitError, err)
+		return e.fail(exitError, fmt.Errorf("%s: %w", name, err))
 	}
 
 	opts := &history.Options{KeepLast: *keepLast, MaskAfter: *maskAfter, MaxItem: *maxItem}
@@ -119,7 +107,7 @@ func runHistory(e *env, args []string) int {
 	if *explain || *dryRun {
 		reportPrune(e.stderr, conv, res, *dryRun)
 	}
-	code := exitOK
+	code = exitOK
 	if res.Changed() {
 		code = exitTrimmed
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"strings"
@@ -28,12 +29,16 @@ type modelJSON struct {
 func runModels(e *env, args []string) int {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the table as JSON, with aliases, sources and tokenizer families")
-	if code, ok := parseFlags(e, fs, args, "ctxtrim models [-json] [MODEL]",
-		"Lists the model table, with overrides from .ctxtrim.toml and the user config applied.\nWith MODEL, shows that model and the input budget ctxtrim derives for it."); !ok {
+	pos, code, ok := parseFlags(e, fs, args, "ctxtrim models [-json] [MODEL]",
+		"Lists the model table, with overrides from .ctxtrim.toml and the user config applied.\nWith MODEL, shows that model and the input budget ctxtrim derives for it.")
+	if !ok {
 		return code
 	}
-	if fs.NArg() > 1 {
-		return e.fail(exitUsage, fmt.Errorf("models takes at most one MODEL, got %q", fs.Args()))
+	if len(pos) > 1 {
+		return e.fail(exitUsage, fmt.Errorf("models takes at most one MODEL, got %q", pos))
+	}
+	if len(pos) == 1 && strings.TrimSpace(pos[0]) == "" {
+		return e.fail(exitUsage, errors.New("models: empty MODEL name (run ctxtrim models for the list)"))
 	}
 	cfg, err := loadConfig(".")
 	if err != nil {
@@ -44,8 +49,8 @@ func runModels(e *env, args []string) int {
 		return e.fail(exitUsage, err)
 	}
 
-	if fs.NArg() == 1 {
-		return showModel(e, cfg, fs.Arg(0), *asJSON)
+	if len(pos) == 1 {
+		return showModel(e, cfg, pos[0], *asJSON)
 	}
 	if *asJSON {
 		var out struct {

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5"
@@ -43,6 +44,18 @@ func init() {
 // reduce part is worth a warning: a review finding takes about 50 tokens,
 // so less than this leaves room for a handful at most.
 const minAnswerRoom = 256
+
+const splitSynopsis = "ctxtrim split [-model M | -budget N] [flags] [FILE|-]"
+
+const splitHelp = `Cuts a task too large for one request into parts that each fit the budget
+(-budget N, else the model's input limit), counted exactly on the rendered
+part: instructions + "[part i of n]" + payload, as text or request JSON.
+
+Input: a unified diff or text on stdin or FILE, -diff REV..REV, -staged, or
+-files GLOB. Output: plain parts separated by -delimiter on stdout, JSONL
+request bodies with -request, or one file per part plus manifest.json with
+-out DIR. Exit status: 0 done, 2 usage, 4 bad input, 5 the instructions
+leave no room or more than -max-parts parts are needed, 1 other errors.`
 
 // defaultDelimiter separates plain-text parts on stdout.
 const defaultDelimiter = `\n<<<ctxtrim part boundary>>>\n`
@@ -77,18 +90,6 @@ type splitFlags struct {
 func runSplit(e *env, args []string) int {
 	var f splitFlags
 	fs := flag.NewFlagSet("split", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, `usage: ctxtrim split [-model M] [-budget N] [flags] [FILE|-]
-
-Cut a task too large for one request into parts that each fit the budget
-(-budget N, else the model's input limit), counted exactly on the rendered
-part: instructions + "[part i of n]" + payload, as text or request JSON.
-Input: a unified diff or text on stdin or FILE, -diff REV..REV, -staged, or -files GLOB.
-Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
--request, or one file per part plus manifest.json with -out DIR.`)
-		fs.PrintDefaults()
-	}
 	f.budgetFlags.register(fs)
 	fs.StringVar(&f.instructions, "instructions", "", "`FILE` of shared instructions, repeated in every part")
 	fs.StringVar(&f.diffRange, "diff", "", "split the diff between two commits: `REV..REV` (or REV...REV from the merge base)")
@@ -107,17 +108,26 @@ Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 	fs.StringVar(&f.dir, "C", ".", "repository `DIR` for -diff, -staged and -files")
 	fs.BoolVar(&f.noIgnore, "no-ignore", false, "with -files, keep files that .gitignore ignores")
 	fs.BoolVar(&f.verbose, "v", false, "report the parts on stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	pos, code, ok := parseFlags(e, fs, args, splitSynopsis, splitHelp)
+	if !ok {
+		return code
+	}
+	// Every flag conflict is rejected before any file is read.
+	set := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	opts, err := f.validate(pos, set)
+	if err != nil {
+		return e.fail(exitUsage, err)
+	}
+	if err := f.budgetFlags.validate(); err != nil {
+		return e.fail(exitUsage, fmt.Errorf("split: %w", err))
 	}
 	c, limit, note, err := f.resolve(f.dir)
 	if err != nil {
 		return e.fail(exitUsage, fmt.Errorf("split: %w", err))
 	}
-	opts, in, code, err := f.prepare(e, fs.Args())
+	opts.Model = f.modelName()
+	in, code, err := f.read(e, opts, pos)
 	if err != nil {
 		return e.fail(code, err)
 	}
@@ -158,9 +168,9 @@ Output: plain parts separated by -delimiter on stdout, JSONL request bodies with
 	return exitOK
 }
 
-// prepare validates the flags and reads the input.
-func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input, int, error) {
-	var in split.Input
+// validate checks the flags and arguments alone (set holds the flags given
+// on the command line) and returns the options they make.
+func (f *splitFlags) validate(args []string, set map[string]bool) (*split.Options, error) {
 	sources := 0
 	for _, set := range []bool{f.diffRange != "", f.staged, len(f.files) > 0, len(args) > 0} {
 		if set {
@@ -168,15 +178,15 @@ func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input
 		}
 	}
 	if sources > 1 {
-		return nil, in, exitUsage, fmt.Errorf("split: -diff, -staged, -files and a FILE argument exclude each other")
+		return nil, fmt.Errorf("split: -diff, -staged, -files and a FILE argument exclude each other")
 	}
 	if len(args) > 1 {
-		return nil, in, exitUsage, fmt.Errorf("split: one FILE at most, got %d", len(args))
+		return nil, fmt.Errorf("split: one FILE at most, got %d: %q", len(args), args)
 	}
 	if f.text && (f.diffRange != "" || f.staged || len(f.files) > 0) {
-		return nil, in, exitUsage, fmt.Errorf("split: -text applies only to stdin or a FILE")
+		return nil, fmt.Errorf("split: -text applies only to stdin or a FILE")
 	}
-	opts := &split.Options{Model: f.modelName(), MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce}
+	opts := &split.Options{MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce}
 	switch f.request {
 	case "":
 	case "openai":
@@ -184,25 +194,44 @@ func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input
 	case "anthropic":
 		opts.Format = split.Anthropic
 	default:
-		return nil, in, exitUsage, fmt.Errorf("split: unknown -request %q (known: openai, anthropic)", f.request)
+		return nil, fmt.Errorf("split: unknown -request %q (known: openai, anthropic)", f.request)
 	}
 	if f.maxParts < 0 {
-		return nil, in, exitUsage, fmt.Errorf("split: -max-parts must not be negative, got %d", f.maxParts)
+		return nil, fmt.Errorf("split: -max-parts must not be negative, got %d", f.maxParts)
+	}
+	if f.maxTokens < 0 {
+		return nil, fmt.Errorf("split: -max-tokens must not be negative, got %d", f.maxTokens)
 	}
 	if f.reduceFile != "" && !f.reduce {
-		return nil, in, exitUsage, fmt.Errorf("split: -reduce-instructions needs -reduce")
+		return nil, fmt.Errorf("split: -reduce-instructions needs -reduce")
 	}
+	if set["max-tokens"] && opts.Format != split.Anthropic {
+		return nil, fmt.Errorf("split: -max-tokens sets max_tokens of Anthropic requests: it needs -request anthropic")
+	}
+	if set["delimiter"] && (f.request != "" || f.out != "") {
+		return nil, fmt.Errorf("split: -delimiter separates plain parts on stdout; it does not apply with -request or -out")
+	}
+	if f.noIgnore && len(f.files) == 0 {
+		return nil, fmt.Errorf("split: -no-ignore applies only to -files")
+	}
+	return opts, nil
+}
+
+// read reads the instructions and the input into opts and the returned
+// Input, after validate.
+func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Input, int, error) {
+	var in split.Input
 	if f.instructions != "" {
 		b, err := os.ReadFile(f.instructions)
 		if err != nil {
-			return nil, in, exitError, fmt.Errorf("read instructions: %w", err)
+			return in, exitError, fmt.Errorf("read instructions: %w", err)
 		}
 		opts.Instructions = string(b)
 	}
 	if f.reduceFile != "" {
 		b, err := os.ReadFile(f.reduceFile)
 		if err != nil {
-			return nil, in, exitError, fmt.Errorf("read reduce instructions: %w", err)
+			return in, exitError, fmt.Errorf("read reduce instructions: %w", err)
 		}
 		opts.ReduceInstructions = string(b)
 	}
@@ -223,17 +252,20 @@ func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input
 		if len(args) == 1 && args[0] != "-" {
 			file, err := os.Open(args[0])
 			if err != nil {
-				return nil, in, exitError, err
+				return in, exitError, err
 			}
 			defer file.Close()
 			name, r = args[0], file
 		}
 		b, err := io.ReadAll(r)
 		if err != nil {
-			return nil, in, exitError, fmt.Errorf("read %s: %w", name, err)
+			if name == "-" {
+				err = fmt.Errorf("read stdin: %w", err)
+			}
+			return in, exitError, err // a file's error names it
 		}
-		if bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
-			return nil, in, exitBadInput, fmt.Errorf("%s: binary input (NUL byte)", name)
+		if i := bytes.IndexByte(b[:min(len(b), binarySniff)], 0); i >= 0 {
+			return in, exitBadInput, fmt.Errorf("%s: binary input (NUL byte at offset %d)", displayName(name), i)
 		}
 		kind := split.Text
 		if !f.text && split.LooksLikeDiff(string(b)) {
@@ -242,16 +274,24 @@ func (f *splitFlags) prepare(e *env, args []string) (*split.Options, split.Input
 		in = split.Input{Kind: kind, Sources: []split.Source{{Name: name, Text: string(b)}}}
 	}
 	if err != nil {
-		return nil, in, exitError, err
+		return in, exitError, err
+	}
+	if opts.Format != split.Plain {
+		for _, src := range in.Sources {
+			if !utf8.ValidString(src.Text) {
+				return in, exitBadInput, fmt.Errorf("split: %s: not valid UTF-8 (first bad byte at offset %d): JSON request bodies cannot carry it unchanged; convert it to UTF-8 or split without -request",
+					displayName(src.Name), invalidAt([]byte(src.Text)))
+			}
+		}
 	}
 	empty := true
 	for _, s := range in.Sources {
 		empty = empty && s.Text == ""
 	}
 	if empty && in.Kind != split.Files {
-		return nil, in, exitBadInput, fmt.Errorf("split: empty input")
+		return in, exitBadInput, fmt.Errorf("split: empty input")
 	}
-	return opts, in, exitOK, nil
+	return in, exitOK, nil
 }
 
 // unescape interprets \n, \t, \f, \0 and \\ in a flag value.

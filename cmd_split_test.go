@@ -101,12 +101,26 @@ func TestSplitCLI(t *testing.T) {
 		{"binary input", "a\x00b", []string{"-budget", "300"}, exitBadInput, nil, []string{"binary input"}, 0},
 		{"bad range", "", []string{"-budget", "300", "-diff", "HEAD", "-C", committed}, exitError, nil, []string{"REV..REV"}, 0},
 		{"no file matches", "", []string{"-budget", "300", "-files", "*.rs", "-C", committed}, exitError, nil, []string{"no file matches"}, 0},
+		// Conflicts are reported before any file is read: the missing
+		// instructions file is never opened.
+		{"budget with reserve", diff, []string{"-budget", "300", "-reserve", "10", "-instructions", "/nonexistent"}, exitUsage, nil, []string{"-reserve applies only", "drop one"}, 0},
+		{"max-tokens without anthropic", diff, []string{"-budget", "300", "-max-tokens", "100", "-request", "openai", "-instructions", "/nonexistent"}, exitUsage, nil, []string{"needs -request anthropic"}, 0},
+		{"delimiter with request", diff, []string{"-budget", "300", "-delimiter", "--", "-request", "openai"}, exitUsage, nil, []string{"-delimiter separates plain parts"}, 0},
+		{"no-ignore without files", diff, []string{"-budget", "300", "-no-ignore"}, exitUsage, nil, []string{"-no-ignore applies only to -files"}, 0},
+		{"negative max-tokens", diff, []string{"-budget", "300", "-max-tokens", "-1", "-request", "anthropic"}, exitUsage, nil, []string{"must not be negative"}, 0},
+		{"unknown flag, one line", diff, []string{"-budget", "300", "-nope"}, exitUsage, nil, []string{"ctxtrim: split: flag provided but not defined: -nope (see ctxtrim split -h)\n"}, 0},
+		{"invalid UTF-8 in a request body", "ok \xff bad\n", []string{"-budget", "300", "-request", "openai"}, exitBadInput, nil, []string{"(stdin): not valid UTF-8 (first bad byte at offset 3)"}, 0},
+		{"invalid UTF-8 in plain parts is kept", "ok \xff bad\n", []string{"-budget", "300"}, exitOK, []string{"ok \xff bad"}, nil, 0},
+		{"flags after the FILE", "", []string{instr, "-budget", "300", "-request", "openai"}, exitOK, []string{"Review this change."}, nil, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, errs := runSplitCLI(t, tc.stdin, tc.args...)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, errs)
+			}
+			if code == exitUsage && (out != "" || strings.Count(errs, "ctxtrim: ") != 1 || strings.Count(errs, "\n") != 1) {
+				t.Errorf("a usage error prints one line on stderr and nothing on stdout; stdout %q, stderr %q", out, errs)
 			}
 			for _, w := range tc.wantOut {
 				if !strings.Contains(out, w) {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/ctxtrim/ctxtrim/budget"
 )
@@ -130,8 +132,33 @@ func (b *budgetFlags) counter(repoDir string) (c budget.Counter, note string, er
 	return p.counter, p.note, nil
 }
 
+// validate rejects flag combinations that contradict each other, from the
+// flags alone, before any file is read: -budget is the input limit itself,
+// so -reserve and -margin, which only shape a limit derived from a window,
+// cannot apply with it.
+func (b *budgetFlags) validate() error {
+	if !b.budget.set {
+		return nil
+	}
+	if b.budget.v == 0 {
+		return errors.New("-budget must be positive")
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"-reserve", b.reserve.set}, {"-margin", b.margin.set}} {
+		if f.set {
+			return fmt.Errorf("-budget is the input limit itself; %s applies only to a limit derived from the window: drop one of them", f.name)
+		}
+	}
+	return nil
+}
+
 // plan does the work of resolve; needLimit is false for counting only.
 func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) {
+	if err := b.validate(); err != nil {
+		return nil, err
+	}
 	cfg, err := loadConfig(repoDir)
 	if err != nil {
 		return nil, err
@@ -155,6 +182,9 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 			text = string(data)
 		}
 		ov, err = budget.FromError(text)
+		if errors.Is(err, budget.ErrNotOverflow) {
+			return nil, fmt.Errorf("-from-error: %w; pass the provider's error message (or @FILE holding it), or give the window with -model M or -window N", err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("-from-error: %w", err)
 		}
@@ -188,8 +218,11 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 			return nil, fmt.Errorf("-encoding: %w", err)
 		}
 		p.counter, p.exact, p.factor, p.encName = c, c, 1, b.encoding
-		if known && p.model.Estimate {
+		switch {
+		case known && p.model.Estimate:
 			notes = append(notes, fmt.Sprintf("exact %s count as asked; %s's own tokenizer differs", b.encoding, p.model.Name))
+		case known && p.model.Encoding != b.encoding:
+			notes = append(notes, fmt.Sprintf("%s count as asked; %s uses %s", b.encoding, p.model.Name, p.model.Encoding))
 		}
 	case known:
 		c, err := budget.NewEncodingCounter(p.model.Encoding)
@@ -225,11 +258,15 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		notes = append(notes, fmt.Sprintf("the error text states no window; using %s's %d", p.model.Name, window))
 	}
 	if b.budget.set {
-		if b.budget.v == 0 {
-			return nil, errors.New("-budget must be positive")
-		}
 		if window > 0 && b.budget.v > window {
-			return nil, fmt.Errorf("-budget %d exceeds the %d-token window of %s", b.budget.v, window, p.model.Name)
+			of := "of " + p.model.Name
+			switch {
+			case b.window.set:
+				of = "given by -window"
+			case ov.Window > 0:
+				of = "stated in the -from-error text"
+			}
+			return nil, fmt.Errorf("-budget %d exceeds the %d-token window %s; lower -budget", b.budget.v, window, of)
 		}
 		p.limit = b.budget.v
 		p.limits = budget.Limits{Window: window}
@@ -297,21 +334,62 @@ func noMarginIfZero(n int) int {
 	return n
 }
 
-// parseFlags parses args on fs. Errors are reported once, as
-// "ctxtrim: <err>" plus a pointer to -h; -h prints usage, help and the
-// flag defaults to stderr. ok is false when the caller should return code.
-func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (code int, ok bool) {
+// parseFlags parses args on fs and returns the positional arguments.
+// Flags may come after positional arguments too ("count a.txt -json"), as
+// users type them; "--" ends the flags, so that a FILE may start with "-".
+// Errors are reported once, as "ctxtrim: NAME: <err> (see ctxtrim NAME
+// -h)"; -h prints usage, help and the flags to stderr. ok is false when
+// the caller should return code. usage is the synopsis after "usage: "
+// (further lines indented to match), help the description.
+//
+// Every command that writes to the process's stdout parses its flags here,
+// which also makes a closed stdout pipe end the command quietly (see
+// quietBrokenPipe).
+func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (pos []string, code int, ok bool) {
+	quietBrokenPipe(e)
 	fs.SetOutput(io.Discard)
-	err := fs.Parse(args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		fmt.Fprintln(e.stderr, "usage: "+usage)
-		fmt.Fprintln(e.stderr, help)
-		fs.SetOutput(e.stderr)
-		fs.PrintDefaults()
-		return exitOK, false
-	case err != nil:
-		return e.fail(exitUsage, fmt.Errorf("%s: %w (see ctxtrim %s -h)", fs.Name(), err, fs.Name())), false
+	fs.Usage = func() {}
+	for {
+		err := fs.Parse(args)
+		switch {
+		case errors.Is(err, flag.ErrHelp):
+			printUsage(e.stderr, fs, usage, help)
+			return nil, exitOK, false
+		case err != nil:
+			return nil, e.fail(exitUsage, fmt.Errorf("%s: %w (see ctxtrim %s -h)", fs.Name(), err, fs.Name())), false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, 0, true
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), 0, true
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
 	}
-	return 0, true
+}
+
+// printUsage writes a command's help in the one layout every command
+// shares: synopsis, description, flags.
+func printUsage(w io.Writer, fs *flag.FlagSet, usage, help string) {
+	fmt.Fprintf(w, "usage: %s\n", usage)
+	if help = strings.TrimSpace(help); help != "" {
+		fmt.Fprintf(w, "\n%s\n", help)
+	}
+	fmt.Fprintln(w, "\nflags:")
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+	fs.SetOutput(io.Discard)
+}
+
+// quietBrokenPipe makes a write to a closed stdout (ctxtrim … | head -c1)
+// fail with EPIPE, which env.fail reports as success, instead of killing
+// the process with SIGPIPE (exit 141): Go's runtime does that for fd 1
+// and 2 unless SIGPIPE is handled or ignored. Only when e writes to the
+// process's own stdout; tests with buffers are not affected.
+func quietBrokenPipe(e *env) {
+	if f, ok := e.stdout.(*os.File); ok && f == os.Stdout {
+		signal.Ignore(syscall.SIGPIPE)
+	}
 }

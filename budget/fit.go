@@ -93,7 +93,7 @@ func Fit(text string, c Counter, budget int, opts *FitOptions) (FitResult, error
 	lines := splitLines(text)
 	// The largest marker this cut can need: numbers never exceed these.
 	if m := c.Count(Marker(len(lines), total)); m > budget {
-		return FitResult{}, fmt.Errorf("%w: the marker needs %d tokens, the budget is %d", ErrBudgetTooSmall, m, budget)
+		return FitResult{}, fmt.Errorf("%w: the marker needs %d tokens, the budget is %d; raise the budget to at least %d", ErrBudgetTooSmall, m, budget, m)
 	}
 	counts := make([]int, len(lines))
 	for i, l := range lines {

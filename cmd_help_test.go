@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestCommandHelp: every command's -h (and --help) prints its help in the
+// one layout (synopsis, description, flags) on stderr, nothing on stdout,
+// and exits 0, before any other check runs.
+func TestCommandHelp(t *testing.T) {
+	isolateConfig(t)
+	for _, name := range []string{"count", "models", "fit", "split", "history", "check"} {
+		for _, h := range []string{"-h", "--help"} {
+			t.Run(name+h, func(t *testing.T) {
+				stdout, stderr, code := runBuf(t, "", name, "-nonsense-after-help-is-ignored=0", h)
+				if code != exitUsage {
+					t.Fatalf("an unknown flag before -h: exit %d, want %d", code, exitUsage)
+				}
+				stdout, stderr, code = runBuf(t, "", name, h, "-budget", "-1")
+				if code != exitOK || stdout != "" {
+					t.Fatalf("exit %d, stdout %q; want 0 and nothing", code, stdout)
+				}
+				if !strings.HasPrefix(stderr, "usage: ctxtrim "+name) {
+					t.Errorf("help does not open with the synopsis:\n%s", stderr)
+				}
+				if !strings.Contains(stderr, "\n\nflags:\n  -") {
+					t.Errorf("help has no flags section:\n%s", stderr)
+				}
+				if strings.Contains(stderr, "ctxtrim: ") {
+					t.Errorf("help holds an error line:\n%s", stderr)
+				}
+			})
+		}
+	}
+}
+
+// TestMisplacedAndEmptyArguments: flags after positional arguments are
+// flags, and an empty MODEL is a usage error, not a budget error.
+func TestMisplacedAndEmptyArguments(t *testing.T) {
+	dir := isolateConfig(t)
+	if err := os.WriteFile(dir+"/AGENTS.md", []byte("# Rules\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir+"/a.json", []byte(`{"messages":[{"role":"user","content":"hi"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		wantOut string
+		wantErr string
+	}{
+		{"models MODEL -json", []string{"models", "gpt-4o", "-json"}, exitOK, `"name": "gpt-4o"`, ""},
+		{"models empty name", []string{"models", ""}, exitUsage, "", "models: empty MODEL name"},
+		{"models two names", []string{"models", "gpt-4o", "o3"}, exitUsage, "", "at most one MODEL"},
+		{"check FILE -json", []string{"check", "AGENTS.md", "-json"}, exitOK, `"path": "AGENTS.md"`, ""},
+		{"check a missing FILE", []string{"check", "AGENTS.md", "nope.md"}, exitError, "", "ctxtrim: check: nope.md: no such file\n"},
+		{"check absurd budget", []string{"check", "-staged-diff", "-budget", "999999999999"}, exitUsage, "", "absurd"},
+		{"history FILE then flags", []string{"history", "a.json", "-budget", "100"}, exitOK, `"content":"hi"`, ""},
+		{"history errors name the file", []string{"history", "AGENTS.md", "-budget", "100"}, exitBadInput, "", "ctxtrim: AGENTS.md: bad input"},
+		{"history on a directory", []string{"history", ".", "-budget", "100"}, exitBadInput, "", ".: is a directory"},
+		{"history budget with margin", []string{"history", "-budget", "100", "-margin", "0", "/nonexistent"}, exitUsage, "", "-margin applies only"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runBuf(t, "", tc.args...)
+			if code != tc.code || !strings.Contains(stdout, tc.wantOut) || !strings.Contains(stderr, tc.wantErr) {
+				t.Errorf("exit %d, stdout %.200q, stderr %q; want %d, %q, %q", code, stdout, stderr, tc.code, tc.wantOut, tc.wantErr)
+			}
+		})
+	}
+}
