@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
@@ -102,12 +103,13 @@ func runSelect(e *env, args []string) int {
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return e.fail(exitUsage, fmt.Errorf("repo %s: not a directory", *repo))
 	}
-	c, limit, note, err := bf.resolve(dir)
+	plan, err := bf.plan(dir, true)
 	if err != nil {
 		return e.fail(exitUsage, err)
 	}
-	if note != "" {
-		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
+	c, limit := plan.counter, plan.limit
+	if plan.note != "" {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", plan.note)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -164,9 +166,12 @@ func runSelect(e *env, args []string) int {
 	}
 	switch explain.mode {
 	case "text":
+		if l := plan.limits; l.Window > 0 {
+			fmt.Fprintf(e.stderr, "window %d: reserve %d for the reply, margin %d, input budget %d\n", l.Window, l.Reserve, l.MarginTokens(), limit)
+		}
 		writeExplain(e.stderr, sel)
 	case "json":
-		writeExplainJSON(e.stderr, sel)
+		writeExplainJSON(e.stderr, sel, plan.limits)
 	}
 	if _, err := io.WriteString(e.stdout, sel.Text); err != nil {
 		return e.fail(exitError, fmt.Errorf("write output: %w", err))
@@ -213,8 +218,18 @@ func orDash(s string) string {
 }
 
 // writeExplainJSON prints the selection's explanation as one JSON object.
-func writeExplainJSON(w io.Writer, sel *slicer.Selection) {
+func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits) {
+	type window struct {
+		Window  int `json:"window"`
+		Reserve int `json:"reserve"`
+		Margin  int `json:"margin"`
+	}
+	var win *window
+	if l.Window > 0 {
+		win = &window{l.Window, l.Reserve, l.MarginTokens()}
+	}
 	out := struct {
+		Window     *window            `json:"window,omitempty"`
 		Tokens     int                `json:"tokens"`
 		Breakdown  slicer.Breakdown   `json:"breakdown"`
 		Files      []slicer.Selected  `json:"files"`
@@ -222,7 +237,7 @@ func writeExplainJSON(w io.Writer, sel *slicer.Selection) {
 		Candidates []slicer.Selected  `json:"left_out"`
 		Omitted    int                `json:"omitted"`
 		Redactions []slicer.Redaction `json:"redactions"`
-	}{sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions}
+	}{win, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	enc.Encode(out)
