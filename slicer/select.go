@@ -176,8 +176,9 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 	}
 	task = strings.TrimRight(task, "\n\r\t ")
 	r := newRenderer(format, task, ix)
-	// The task must fit with the smallest header before any work.
-	if n := c.Count(r.render(nil, nil, 0)); n > opts.Budget {
+	// The task must fit with the longest note (every file left out)
+	// before any work, so that the empty prompt always fits later.
+	if n := c.Count(r.render(nil, nil, len(ix.Files))); n > opts.Budget {
 		return nil, fmt.Errorf("%w: the task and the prompt frame take %d tokens, the budget is %d; split the task with `ctxtrim split` or raise --budget", ErrTaskTooLarge, n, opts.Budget)
 	}
 
