@@ -48,6 +48,26 @@ func BenchmarkIndexCold(b *testing.B) {
 	}
 }
 
+// BenchmarkIndexColdAll is BenchmarkIndexCold with IndexOptions.All:
+// vendored, generated and lock files are read and parsed too (moby's
+// vendor/ is three quarters of its files).
+func BenchmarkIndexColdAll(b *testing.B) {
+	for _, name := range benchRepos {
+		b.Run(name, func(b *testing.B) {
+			dir := benchRepo(b, name)
+			b.ReportAllocs()
+			for b.Loop() {
+				cache := b.TempDir()
+				ix, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, CacheDir: cache, All: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(len(ix.Files)), "files")
+			}
+		})
+	}
+}
+
 // BenchmarkIndexWarm indexes an unchanged work tree with a warm cache.
 func BenchmarkIndexWarm(b *testing.B) {
 	for _, name := range benchRepos {

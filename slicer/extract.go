@@ -134,6 +134,8 @@ type extractor struct {
 	parser *sitter.Parser
 	cursor *sitter.QueryCursor
 	seen   map[string]struct{} // scratch set for refs
+	// goBodies holds the Go fast path's scratch buffers.
+	goBodies goBodies
 }
 
 func newExtractor(qc *queryCache) *extractor {
@@ -163,7 +165,7 @@ type span struct {
 // extract parses src as lang and runs its queries.
 func (x *extractor) extract(ctx context.Context, lang string, src []byte) ([]Symbol, []string, error) {
 	if lang == "go" {
-		if syms, refs, ok := goDefinitions(src, x.seen); ok {
+		if syms, refs, ok := x.goBodies.definitions(src, x.seen); ok {
 			return syms, refs, nil
 		}
 	}

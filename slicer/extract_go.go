@@ -18,6 +18,13 @@ import (
 // The pattern numbers below are the index of the matching pattern in
 // goDefs, so that duplicates resolve exactly as they do with the query.
 func goDefinitions(src []byte, seen map[string]struct{}) (syms []Symbol, refs []string, ok bool) {
+	clear(seen)
+	return goDefinitionsSeeded(src, seen)
+}
+
+// goDefinitionsSeeded is goDefinitions adding to the references already in
+// seen (those goBodies took from the bodies it blanked).
+func goDefinitionsSeeded(src []byte, seen map[string]struct{}) (syms []Symbol, refs []string, ok bool) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 	if err != nil {
@@ -121,7 +128,6 @@ func goDefinitions(src []byte, seen map[string]struct{}) (syms []Symbol, refs []
 	// References: every identifier but definition names, labels and the
 	// predeclared constants, which tree-sitter's Go grammar does not call
 	// identifiers either.
-	clear(seen)
 	ast.Inspect(f, func(n ast.Node) bool {
 		id, isIdent := n.(*ast.Ident)
 		if !isIdent || len(seen) >= maxRefs {

@@ -1,0 +1,172 @@
+package slicer
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// goBodiesCases are inputs where the body-blanking fast path must decide
+// carefully; every one must give goDefinitions' exact output.
+var goBodiesCases = []struct {
+	name string
+	src  string
+}{
+	{"plain bodies", "package p\n\nfunc F(a int) int {\n\tx := a + 1\n\treturn g(x, nil)\n}\n\nfunc (r *T) M() { r.f() }\n"},
+	{"local type", "package p\n\nfunc F() {\n\ttype local struct{ A int }\n\t_ = local{}\n}\n"},
+	{"anonymous struct", "package p\n\nfunc F() {\n\tcases := []struct{ name string }{{name: \"a\"}}\n\t_ = cases\n}\n"},
+	{"empty struct and interface", "package p\n\nfunc F() {\n\tch := make(chan struct{})\n\tvar x interface{} = ch\n\t_ = x\n}\n"},
+	{"interface in assertion", "package p\n\nfunc F(x any) {\n\tif s, ok := x.(interface{ String() string }); ok {\n\t\t_ = s\n\t}\n}\n"},
+	{"type switch", "package p\n\nfunc F(x any) {\n\tswitch v := x.(type) {\n\tcase int:\n\t\t_ = v\n\t}\n}\n"},
+	{"labels", "package p\n\nfunc F() {\nouter:\n\tfor {\n\t\tfor {\n\t\t\tbreak outer\n\t\t}\n\t}\n\tgoto done\ndone:\n}\n"},
+	{"label after brace", "package p\n\nfunc F() {\nloop:\n\tfor {\n\t\tcontinue loop\n\t}\n}\n"},
+	{"label named like a key", "package p\n\nfunc F() {\n\tx := T{loop: 1}\n\t_ = x\nloop:\n\tfor {\n\t\tbreak loop\n\t}\n}\n"},
+	{"composite keys", "package p\n\nfunc F() *Config {\n\treturn &Config{\n\t\tName: name,\n\t\tSize: 3,\n\t}\n}\n"},
+	{"case clause label", "package p\n\nfunc F(x int) {\n\tswitch x {\n\tcase 1: L: for { break L }\n\t}\n}\n"},
+	{"three-index slice", "package p\n\nfunc F(a []int, i, j, k int) []int { return a[i:j:k] }\n"},
+	{"interface result", "package p\n\nfunc F() interface{} {\n\treturn nil\n}\n\nfunc G() struct{ A int } { return struct{ A int }{} }\n"},
+	{"generic", "package p\n\nfunc F[T interface{ ~int }](x T) T {\n\treturn x\n}\n\nfunc (r *R[K, V]) M() {}\n"},
+	{"func literal var", "package p\n\nvar f = func() {\n\ttype t int\n}\n\nfunc G() {\n\tg := func() { h() }\n\tg()\n}\n"},
+	{"no body", "package p\n\nfunc F(x int) int\n\nfunc G() { F(1) }\n"},
+	{"line directive", "package p\n\nfunc F() {\n//line other.go:100\n\tx()\n}\n\nfunc G() {}\n"},
+	{"strings and comments", "package p\n\nfunc F() {\n\ts := \"}{ struct { A int }\" + `\n}\ntype X int\n` + '}'\n\t/* func G() { type Y int } */\n\t_ = s // }\n}\n\nfunc H() {}\n"},
+	{"unicode", "package p\n\nfunc Φ() {\n\tπ2 := 3\n\t_ = π2 + ünïcode\n}\n"},
+	{"bom", "\xef\xbb\xbfpackage p\n\nfunc F() { g() }\n"},
+	{"numbers", "package p\n\nfunc F() {\n\t_ = 0x1p-2 + 1e+5 + .5 + 1_000 + 0b1 + 2i\n}\n"},
+	{"predeclared", "package p\n\nfunc F() {\n\tx := iota\n\t_ = true && false || x == nil\n}\n"},
+	{"syntax error outside", "package p\n\nfunc F() { g() }\n\nfunc (\n"},
+}
+
+// TestGoBodies holds the fast path to goDefinitions on the cases above.
+func TestGoBodies(t *testing.T) {
+	for _, tc := range goBodiesCases {
+		t.Run(tc.name, func(t *testing.T) {
+			checkGoBodies(t, []byte(tc.src))
+		})
+	}
+}
+
+// TestGoBodiesBlanks checks that plain bodies are in fact blanked, so that
+// the fast path is taken at all (TestGoBodies would pass if it never were).
+func TestGoBodiesBlanks(t *testing.T) {
+	tests := []struct {
+		name, src string
+		blanked   bool
+	}{
+		{"plain", "package p\n\nfunc F() { g() }\n", true},
+		{"local type", "package p\n\nfunc F() { type t int }\n", false},
+		{"fields", "package p\n\nfunc F() { _ = struct{ A int }{} }\n", false},
+		{"used label after brace", "package p\n\nfunc F() {\nL:\n\tfor { break L }\n}\n", false},
+		{"label after statement", "package p\n\nfunc F() {\n\tg()\nL:\n\tfor { break L }\n}\n", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var g goBodies
+			if _, _, ok := g.definitions([]byte(tc.src), map[string]struct{}{}); !ok {
+				t.Fatal("not ok")
+			}
+			got := len(g.buf) > 0 && string(g.buf) != tc.src
+			if got != tc.blanked {
+				t.Errorf("blanked = %v, want %v", got, tc.blanked)
+			}
+		})
+	}
+}
+
+func checkGoBodies(t *testing.T, src []byte) {
+	t.Helper()
+	wantSyms, wantRefs, wantOK := goDefinitions(src, map[string]struct{}{})
+	if !wantOK || hasUnusedLabel(src) {
+		return
+	}
+	var g goBodies
+	gotSyms, gotRefs, gotOK := g.definitions(src, map[string]struct{}{})
+	if !gotOK {
+		t.Fatalf("fast path failed where go/parser succeeds")
+	}
+	if diff := cmp.Diff(wantSyms, gotSyms); diff != "" {
+		t.Errorf("symbols (-go/parser +fast)\n%s", diff)
+	}
+	if diff := cmp.Diff(wantRefs, gotRefs); diff != "" {
+		t.Errorf("refs (-go/parser +fast)\n%s", diff)
+	}
+}
+
+// hasUnusedLabel reports a label no branch names, which gc rejects ("label
+// L defined and not used"): the fast path may read "{ L:" as a key then.
+func hasUnusedLabel(src []byte) bool {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return false
+	}
+	defined, used := map[string]bool{}, map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.LabeledStmt:
+			defined[n.Label.Name] = true
+		case *ast.BranchStmt:
+			if n.Label != nil {
+				used[n.Label.Name] = true
+			}
+		}
+		return true
+	})
+	for l := range defined {
+		if !used[l] {
+			return true
+		}
+	}
+	return false
+}
+
+// FuzzGoBodies holds goBodies.definitions to goDefinitions on every input
+// go/parser accepts (see goBodies for the one exception, unused labels).
+// The seed corpus is this repository's Go files and the cases above.
+func FuzzGoBodies(f *testing.F) {
+	seeds, _ := filepath.Glob("*.go")
+	more, _ := filepath.Glob("../*.go")
+	for _, p := range append(append(seeds, more...), "testdata/extract/go.go") {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src)
+	}
+	for _, tc := range goBodiesCases {
+		f.Add([]byte(tc.src))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		checkGoBodies(t, src)
+	})
+}
+
+// TestGoBodiesRepo runs the comparison over every Go file of a benchmark
+// clone (scripts/bench-index.sh makes them); skipped without one.
+func TestGoBodiesRepo(t *testing.T) {
+	dir := os.Getenv("CTXTRIM_GOBODIES_REPO")
+	if dir == "" {
+		t.Skip("set CTXTRIM_GOBODIES_REPO to a directory of Go files (e.g. /tmp/bench-moby)")
+	}
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".go" {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		t.Run(p, func(t *testing.T) { checkGoBodies(t, src) })
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d files", n)
+}
