@@ -133,6 +133,10 @@ func TestParseErrors(t *testing.T) {
 		{"message without role", `{"messages":[{"content":"x"}]}`, "", `no "role"`},
 		{"wrong forced format", `{"messages":[{"role":"user","content":"x"}]}`, "responses", "does not fit"},
 		{"bad rollout line", "{\"type\":\"x\",\"payload\":{}}\nnot json", "", "rollout line 2"},
+		{"truncated array", "[1,2", "", "line 1, column 5: unexpected end of JSON input"},
+		{"trailing comma", "{\"messages\":[\n  {\"role\":\"user\",\"content\":\"hi\"},\n]}", "", "line 3, column 1: invalid character ']'"},
+		{"trailing garbage after a BOM and spaces", "\xef\xbb\xbf \n{\"messages\":[]} x", "", "line 2, column 17: invalid character 'x' after top-level value"},
+		{"column counts runes", "{\"messages\":[{\"content\":\"é\" x}]}", "", "line 1, column 29: invalid character 'x'"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Format names a conversation format.
@@ -156,12 +157,34 @@ func parse(src []byte, f Format) (*Conversation, error) {
 	if f == FormatCodex || (f == "" && looksLikeRollout(trimmed)) {
 		return parseRollout(src)
 	}
+	if !json.Valid(trimmed) {
+		return nil, syntaxError(src, trimmed)
+	}
 	c, err := parseJSON(src, trimmed, f)
 	if err != nil {
 		return nil, err
 	}
 	c.indent = indentOf(src)
 	return c, nil
+}
+
+// syntaxError describes why trimmed, a slice of src, is not JSON, with the
+// line and column in src of the first bad byte.
+func syntaxError(src, trimmed []byte) error {
+	var v any
+	err := json.Unmarshal(trimmed, &v)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		return errors.New("not valid JSON")
+	}
+	off := cap(src) - cap(trimmed) + int(se.Offset) // trimmed is src[lead:…]
+	if off > 0 && !strings.HasPrefix(se.Error(), "unexpected end") {
+		off-- // Offset is just past the bad byte (at the end, past the input)
+	}
+	off = min(off, len(src))
+	line := 1 + bytes.Count(src[:off], []byte("\n"))
+	col := 1 + utf8.RuneCount(src[bytes.LastIndexByte(src[:off], '\n')+1:off])
+	return fmt.Errorf("line %d, column %d: %s", line, col, se.Error())
 }
 
 // indentOf returns the indentation unit of a JSON document that is exactly
