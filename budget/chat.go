@@ -3,8 +3,10 @@ package budget
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Chat accounting.
@@ -182,6 +184,11 @@ func ParseChatRequest(data []byte) (msgs []Message, tools []Tool, err error) {
 		Functions []jsonFunction `json:"functions"`
 	}
 	if err := json.Unmarshal(data, &req); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := position(data, int(se.Offset), strings.HasPrefix(se.Error(), "unexpected end"))
+			return nil, nil, fmt.Errorf("parse chat request: line %d, column %d: %w", line, col, err)
+		}
 		return nil, nil, fmt.Errorf("parse chat request: %w", err)
 	}
 	for i, m := range req.Messages {
@@ -339,4 +346,17 @@ func contentText(raw json.RawMessage) (string, error) {
 		b.WriteString(p.Text)
 	}
 	return b.String(), nil
+}
+
+// position returns the line and column (in runes, from 1) of the byte at
+// offset, as json.SyntaxError reports it: just past the bad byte, or past
+// the end of the input when atEnd.
+func position(data []byte, offset int, atEnd bool) (line, col int) {
+	if offset > 0 && !atEnd {
+		offset--
+	}
+	offset = min(max(offset, 0), len(data))
+	line = 1 + bytes.Count(data[:offset], []byte("\n"))
+	col = 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:offset], '\n')+1:offset])
+	return line, col
 }

@@ -1,6 +1,7 @@
 package budget
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -138,3 +139,19 @@ func TestParseChatRequestParts(t *testing.T) {
 type lenCounter struct{}
 
 func (lenCounter) Count(s string) int { return len(s) }
+
+func TestParseChatRequestSyntaxPosition(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"truncated", `{"messages":[`, "line 1, column 14: unexpected end of JSON input"},
+		{"trailing comma on line 3", "{\"messages\":[\n  {\"role\":\"user\",\"content\":\"hi\"},\n]}", "line 3, column 1: invalid character ']'"},
+		{"not JSON", "hello", "line 1, column 1: invalid character 'h'"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := ParseChatRequest([]byte(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
