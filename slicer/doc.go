@@ -122,8 +122,9 @@
 //     excerpt. A file whose view does not fit the rest is skipped, not cut.
 //  2. Deepen: in rank order, excerpts grow (more definitions, or the whole
 //     file) into what is left.
-//  3. Map: the next files, one line of up to maxMapDefs signatures each,
-//     in the mapShare of the budget held back plus what is left.
+//  3. Map: the next files, each as its path and one line per definition
+//     (at most maxMapDefs), in the mapShare of the budget held back plus
+//     what is left.
 //
 // The prompt is then rendered (render.go: markdown, xml, json; paths lists
 // the files whose content the markdown prompt holds) and counted with the

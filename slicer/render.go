@@ -58,7 +58,7 @@ func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
 		}
 		b.WriteString(strings.Join(what, ", "))
 		if len(maps) > 0 {
-			fmt.Fprintf(&b, ", and one-line signatures of %s more", plural(len(maps), "file"))
+			fmt.Fprintf(&b, ", and the signatures of %s", plural(len(maps), "more file"))
 		}
 	}
 	b.WriteString(".")
@@ -156,10 +156,17 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 		b.WriteString(r.block(nil, v, 0))
 	}
 	if len(maps) > 0 {
-		b.WriteString("\n## GranSignatures of other relevant files\n\n")
+		fence := "```"
+		for _, m := range maps {
+			for strings.Contains(m.line, fence) {
+				fence += "`"
+			}
+		}
+		b.WriteString("\n## Signatures of other relevant files\n\n" + fence + "text\n")
 		for _, m := range maps {
 			b.WriteString(m.line)
 		}
+		b.WriteString(fence + "\n")
 	}
 	return b.String()
 }
@@ -197,23 +204,28 @@ func (r *renderer) block(f *File, v *view, n int) string {
 		fence, fenceLang(v.lang, v.path), v.body, fence)
 }
 
-// mapLine renders one line of the signature map.
+// mapLine renders one file of the signature map: its path, then one line
+// per definition.
 func (r *renderer) mapLine(p string, sigs []string, more bool) string {
-	tail := ""
-	if more {
-		tail = "; …"
-	}
-	switch r.format {
-	case FormatXML:
-		return xmlEscape(p+": "+strings.Join(sigs, "; ")+tail) + "\n"
-	case FormatJSON:
+	if r.format == FormatJSON {
 		b, _ := json.Marshal(struct {
-			Path           string
-			GranSignatures []string
+			Path       string
+			Signatures []string
 		}{p, sigs})
 		return string(b) + "\n"
 	}
-	return "- " + p + ": `" + strings.ReplaceAll(strings.Join(sigs, "; ")+tail, "`", "'") + "`\n"
+	var b strings.Builder
+	b.WriteString(p + ":\n")
+	for _, s := range sigs {
+		b.WriteString("  " + s + "\n")
+	}
+	if more {
+		b.WriteString("  …\n")
+	}
+	if r.format == FormatXML {
+		return xmlEscape(b.String())
+	}
+	return b.String()
 }
 
 func xmlEscape(s string) string {

@@ -287,6 +287,20 @@ func TestSelectGolden(t *testing.T) {
 			golden(t, filepath.Join("testdata", "select", "golden", "retry."+format), sel.Text)
 		})
 	}
+	// A tight budget: excerpts, the signature map and the note on what was
+	// left out.
+	for _, format := range []string{FormatMarkdown, FormatXML} {
+		t.Run("tight-"+format, func(t *testing.T) {
+			sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: 330, Format: format, ReadFile: read})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sel.Map) == 0 || sel.Omitted == 0 {
+				t.Errorf("want a map and omitted files at this budget; map %d, omitted %d", len(sel.Map), sel.Omitted)
+			}
+			golden(t, filepath.Join("testdata", "select", "golden", "retry-tight."+format), sel.Text)
+		})
+	}
 }
 
 func golden(t *testing.T, file, got string) {
