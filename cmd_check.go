@@ -122,6 +122,9 @@ func runCheck(e *env, args []string) int {
 	if err != nil {
 		return e.fail(exitError, err)
 	}
+	if _, ok := repoRoot(o.dir); o.stagedDiff && !ok {
+		return e.fail(exitError, fmt.Errorf("check -staged-diff: %s is not inside a git repository (run it there, or pass -C DIR)", root))
+	}
 	cfg, err := loadCheckConfig(root, o.configPath)
 	if err != nil {
 		return e.fail(exitUsage, err)

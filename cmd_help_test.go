@@ -62,6 +62,7 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 		{"history FILE then flags", []string{"history", "a.json", "-budget", "100"}, exitOK, `"content":"hi"`, ""},
 		{"history errors name the file", []string{"history", "AGENTS.md", "-budget", "100"}, exitBadInput, "", "ctxtrim: AGENTS.md: bad input"},
 		{"history on a directory", []string{"history", ".", "-budget", "100"}, exitBadInput, "", ".: is a directory"},
+		{"check -staged-diff outside a repository", []string{"check", "-staged-diff", "-C", "/"}, exitError, "", "is not inside a git repository"},
 		{"history budget with margin", []string{"history", "-budget", "100", "-margin", "0", "/nonexistent"}, exitUsage, "", "-margin applies only"},
 	}
 	for _, tc := range tests {
@@ -71,5 +72,19 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 				t.Errorf("exit %d, stdout %.200q, stderr %q; want %d, %q, %q", code, stdout, stderr, tc.code, tc.wantOut, tc.wantErr)
 			}
 		})
+	}
+}
+
+// TestConfigModelErrorNamesTheFile: an unknown model set in .ctxtrim.toml
+// is reported with the file that set it.
+func TestConfigModelErrorNamesTheFile(t *testing.T) {
+	writeConfigs(t, "", `model = "gpt-9"`)
+	_, stderr, code := runBuf(t, "hello\n", "count")
+	if code != exitUsage || !strings.Contains(stderr, ".ctxtrim.toml: model: unknown model \"gpt-9\"") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = runBuf(t, "hello\n", "count", "-model", "gpt-8")
+	if code != exitUsage || strings.Contains(stderr, ".ctxtrim.toml: model:") {
+		t.Errorf("-model's error blames the config: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -53,8 +53,9 @@ type config struct {
 	Margin           *int   `toml:"margin"`
 	budget.TableSpec        // [families] and [models] of one file
 
-	specs []budget.TableSpec // table overrides of the merged files, applied in order
-	files []string           // files that were read, in order
+	specs     []budget.TableSpec // table overrides of the merged files, applied in order
+	files     []string           // files that were read, in order
+	modelFile string             // the file that set Model, for errors about it
 }
 
 // loadConfig reads the user file and the repository file for repoDir and
@@ -79,6 +80,9 @@ func loadConfig(repoDir string) (*config, error) {
 		}
 		merged.merge(c)
 		merged.files = append(merged.files, p)
+		if c.Model != "" {
+			merged.modelFile = p
+		}
 	}
 	return merged, nil
 }

@@ -205,6 +205,8 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		case b.encoding != "" && (b.window.set || b.budget.set || ov.Window > 0 || !needLimit):
 			// An unnamed model described by flags: the name is a label.
 			p.model = budget.Model{Name: name}
+		case strings.TrimSpace(b.model) == "" && cfg.modelFile != "":
+			return nil, fmt.Errorf("%s: model: %w", cfg.modelFile, err)
 		default:
 			return nil, err
 		}
