@@ -51,7 +51,7 @@ func TestFitCLI(t *testing.T) {
 		{"absurd window", long, []string{"fit", "-window", "999999999999", "-encoding", "o200k_base"}, exitUsage, "absurd", 0, false},
 		{"budget over window", long, []string{"fit", "-model", "gpt-4", "-budget", "9000"}, exitUsage, "exceeds the 8192-token window", 0, false},
 		{"reserve eats window", long, []string{"fit", "-model", "gpt-4", "-reserve", "8192"}, exitUsage, "leaves no room", 0, false},
-		{"unknown model", long, []string{"fit", "-model", "gpt-9"}, exitUsage, "--window", 0, false},
+		{"unknown model", long, []string{"fit", "-model", "gpt-9"}, exitUsage, "-window N", 0, false},
 		{"unknown model described", long, []string{"fit", "-model", "my-llm", "-window", "400", "-encoding", "cl100k_base"}, exitTrimmed, "trimmed", 0, true},
 		{"no budget", long, []string{"fit"}, exitUsage, "no budget", 0, false},
 		{"bad keep", long, []string{"fit", "-budget", "100", "-keep", "middle"}, exitUsage, "-keep", 0, false},
@@ -140,7 +140,7 @@ func TestModelsCLI(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, `"input_limit": 109056`) {
 		t.Errorf("models -json gpt-4o: exit %d, output %s", code, stdout)
 	}
-	if _, stderr, code := runBuf(t, "", "models", "gpt-9"); code != exitUsage || !strings.Contains(stderr, "--window") {
+	if _, stderr, code := runBuf(t, "", "models", "gpt-9"); code != exitUsage || !strings.Contains(stderr, "-window N") {
 		t.Errorf("models gpt-9: exit %d, stderr %q", code, stderr)
 	}
 }

@@ -79,6 +79,9 @@ func runHistory(e *env, args []string) int {
 		}
 		in = file
 	}
+	if in == e.stdin && stdinIsTerminal(e) {
+		fmt.Fprintln(e.stderr, "ctxtrim: reading the conversation from the terminal; end it with Ctrl-D")
+	}
 	conv, err := history.ParseFormat(in, f)
 	if err != nil {
 		if errors.Is(err, history.ErrBadInput) {

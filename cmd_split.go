@@ -257,6 +257,9 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 			defer file.Close()
 			name, r = args[0], file
 		}
+		if name == "-" && stdinIsTerminal(e) {
+			fmt.Fprintln(e.stderr, "ctxtrim: reading the input from the terminal; end it with Ctrl-D")
+		}
 		b, err := io.ReadAll(r)
 		if err != nil {
 			if name == "-" {

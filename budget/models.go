@@ -331,7 +331,7 @@ func (t *Table) Lookup(name string) (Model, error) {
 	for i, m := range t.models {
 		names[i] = m.Name
 	}
-	return Model{}, fmt.Errorf("%w %q (known: %s); for another model pass --window N and --encoding %s, or add it under [models] in .ctxtrim.toml",
+	return Model{}, fmt.Errorf("%w %q (known: %s); for another model pass -window N and -encoding %s, or add it under [models] in .ctxtrim.toml",
 		ErrUnknownModel, name, strings.Join(names, ", "), strings.Join(knownEncodings, "|"))
 }
 

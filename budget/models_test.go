@@ -98,7 +98,7 @@ func TestLookupUnknown(t *testing.T) {
 			t.Errorf("Lookup(%q) error = %v, want ErrUnknownModel", q, err)
 			continue
 		}
-		for _, want := range []string{"gpt-4o", "--window", "--encoding"} {
+		for _, want := range []string{"gpt-4o", "-window N", "-encoding"} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("Lookup(%q) error %q lacks %q", q, err, want)
 			}
