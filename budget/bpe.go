@@ -98,7 +98,10 @@ func (c *bpeCounter) Count(text string) int {
 // of independent loads over the batch, so that the CPU overlaps the cache
 // misses of different pieces instead of waiting for them one at a time.
 func (c *bpeCounter) countSerial(s string) int {
-	var batch [lookupBatch]string
+	var (
+		batch   [lookupBatch]string
+		scratch lookupScratch
+	)
 	n := 0
 	i := 0
 	for i < len(s) {
@@ -113,78 +116,93 @@ func (c *bpeCounter) countSerial(s string) int {
 			}
 			i = e
 		}
-		n += c.t.countBatch(batch[:k])
+		n += c.t.countBatch(batch[:k], &scratch)
 	}
 	return n
 }
 
 // lookupBatch is the number of pieces countSerial looks up together: enough
-// to keep several cache misses in flight, few enough to stay in registers
-// and the L1 cache.
+// to keep several cache misses in flight, few enough to stay in the L1
+// cache.
 const lookupBatch = 32
 
+// lookupScratch holds the keys of a batch's long pieces.
+type lookupScratch [lookupBatch * maxKey]byte
+
 // countBatch returns the number of tokens of pieces (each longer than one
-// byte): 1 for a piece that is a token, its merge count otherwise. It first
-// reads the home slot of every piece, then the word of every short piece
-// whose slot matched, then settles each piece, by rank for those the quick
-// checks did not (their cache lines are loaded by then).
-func (t *rankTable) countBatch(pieces []string) int {
+// byte): 1 for a piece that is a token, its merge count otherwise. It
+// first hashes every piece and reads its home slot, then the word or key
+// span of every piece whose home slot has its tag, and only then compares
+// and, where the home slot did not settle it, probes on: each step is a
+// loop of independent loads.
+func (t *rankTable) countBatch(pieces []string, scratch *lookupScratch) int {
 	var (
-		words [lookupBatch]uint64 // base64 word of a short piece, else 0
-		tags  [lookupBatch]uint64 // its hash >> 32
-		home  [lookupBatch]uint64 // the value in its home slot
-		found [lookupBatch]bool   // it is a token
-		none  [lookupBatch]bool   // it is not a token
+		hashes [lookupBatch]uint64
+		words  [lookupBatch]uint64 // base64 word of a short piece
+		keys   [lookupBatch][]byte // base64 key of a long piece
+		homes  [lookupBatch]uint64 // the value in its home slot
+		spans  [lookupBatch]uint64 // the span of the home slot's token
+		state  [lookupBatch]uint8
 	)
+	const (
+		unknown = iota
+		token
+		notToken
+	)
+	used := 0
 	for k, p := range pieces {
-		var h uint64
-		if len(p) == 2 {
-			r := t.pair[uint32(p[0])<<8|uint32(p[1])]
-			found[k], none[k] = r != 0, r == 0
-			continue
-		}
-		if len(p) <= shortToken {
-			words[k] = base64Word(p)
-			h = hashWord(words[k])
-		} else {
-			if len(p) > t.maxLen {
-				none[k] = true
-				continue
+		switch {
+		case len(p) == 2:
+			if t.pair[uint32(p[0])<<8|uint32(p[1])] != 0 {
+				state[k] = token
+			} else {
+				state[k] = notToken
 			}
-			var buf [maxKey]byte
-			h = hashKey(base64Encode(buf[:0], p))
+			continue
+		case len(p) <= shortToken:
+			words[k] = base64Word(p)
+			hashes[k] = hashWord(words[k])
+		case len(p) > t.maxLen:
+			state[k] = notToken
+			continue
+		default:
+			keys[k] = base64Encode(scratch[used:used], p)
+			used += len(keys[k])
+			hashes[k] = hashKey(keys[k])
 		}
-		tags[k] = h >> 32
-		home[k] = t.slots[(h>>t.partShift)<<t.partBits+(h>>32&t.partMask)]
+		homes[k] = t.slots[t.home(hashes[k])]
 	}
 	for k := range pieces {
-		v := home[k]
-		if found[k] || none[k] {
-			continue
-		}
-		if v == 0 {
-			none[k] = true // an empty home slot: not a token
-			continue
-		}
-		if words[k] != 0 && v>>32 == tags[k] {
-			found[k] = t.words[uint32(v)-1] == words[k]
+		v := homes[k]
+		switch {
+		case state[k] != unknown:
+		case v == 0:
+			state[k] = notToken // an empty home slot ends the probe
+		case v>>32 != hashes[k]>>32:
+		case keys[k] == nil:
+			if t.words[uint32(v)-1] == words[k] {
+				state[k] = token
+			}
+		default:
+			spans[k] = t.spans[uint32(v)-1]
 		}
 	}
 	n := 0
 	for k, p := range pieces {
-		switch {
-		case found[k]:
+		switch state[k] {
+		case token:
 			n++
-		case none[k]:
+			continue
+		case notToken:
 			n += t.mergeCount(p)
-		default:
-			// Not settled by the home slot: probe on (its lines are
-			// loaded by now).
-			if _, ok := t.rank(p); ok {
-				n++
-			} else {
-				n += t.mergeCount(p)
-			}
+			continue
+		}
+		if sp := spans[k]; sp != 0 && string(t.raw[sp>>32:uint32(sp)]) == string(keys[k]) {
+			n++
+		} else if _, ok := t.find(hashes[k], words[k], keys[k]); ok {
+			n++
+		} else {
+			n += t.mergeCount(p)
 		}
 	}
 	return n

@@ -285,24 +285,23 @@ func (t *rankTable) rank(s string) (int, bool) {
 		return int(r) - 1, r != 0
 	case len(s) <= shortToken:
 		w := base64Word(s)
-		h := hashWord(w)
-		tag := h >> 32
-		base := (h >> t.partShift) << t.partBits
-		for i := tag & t.partMask; ; i = (i + 1) & t.partMask {
-			v := t.slots[base+i]
-			if v == 0 {
-				return 0, false
-			}
-			if v>>32 == tag && t.words[uint32(v)-1] == w {
-				return int(uint32(v) - 1), true
-			}
-		}
+		return t.find(hashWord(w), w, nil)
 	case len(s) > t.maxLen:
 		return 0, false
 	}
 	var buf [maxKey]byte
 	key := base64Encode(buf[:0], s)
-	h := hashKey(key)
+	return t.find(hashKey(key), 0, key)
+}
+
+// home returns the index of the home slot of a key with hash h.
+func (t *rankTable) home(h uint64) uint64 {
+	return (h>>t.partShift)<<t.partBits + (h >> 32 & t.partMask)
+}
+
+// find returns the rank of the key with hash h: the short key packed in w
+// when key is nil, else the base64 text key.
+func (t *rankTable) find(h, w uint64, key []byte) (int, bool) {
 	tag := h >> 32
 	base := (h >> t.partShift) << t.partBits
 	for i := tag & t.partMask; ; i = (i + 1) & t.partMask {
@@ -310,12 +309,19 @@ func (t *rankTable) rank(s string) (int, bool) {
 		if v == 0 {
 			return 0, false
 		}
-		if v>>32 == tag {
-			r := uint32(v) - 1
-			sp := t.spans[r]
-			if string(t.raw[sp>>32:uint32(sp)]) == string(key) {
+		if v>>32 != tag {
+			continue
+		}
+		r := uint32(v) - 1
+		if key == nil {
+			if t.words[r] == w {
 				return int(r), true
 			}
+			continue
+		}
+		sp := t.spans[r]
+		if string(t.raw[sp>>32:uint32(sp)]) == string(key) {
+			return int(r), true
 		}
 	}
 }
