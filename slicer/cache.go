@@ -42,7 +42,7 @@ const cacheFormat = 3
 
 // classifierVersion is bumped when binary, generated or minified detection
 // changes, since their results are cached.
-const classifierVersion = 1
+const classifierVersion = 2
 
 // cacheMagic opens every cache file.
 const cacheMagic = "ctxtrim-index-cache\n"

@@ -248,11 +248,42 @@ func (g *goBodies) definitions(src []byte, seen map[string]struct{}) ([]Symbol, 
 	}
 	clear(seen)
 	var blanked []byte
+	blank := func(open, close int) {
+		if blanked == nil {
+			blanked = append(g.buf[:0], src...)
+		}
+		for j := g.toks[open].end; j < g.toks[close].start; j++ {
+			if blanked[j] != '\n' {
+				blanked[j] = ' '
+			}
+		}
+	}
 	toks := g.toks
 	depth := 0
+	inValues := false // in a top-level var or const declaration
 	for i := 0; i < len(toks); i++ {
-		switch toks[i].kind {
-		case gLbrace, gLparen, gLbrack:
+		t := toks[i]
+		if depth == 0 && (i == 0 || toks[i-1].kind == gSemi) {
+			w := string(src[t.start:t.end])
+			inValues = t.kind == gKeyword && (w == "var" || w == "const")
+		}
+		switch t.kind {
+		case gLbrace:
+			// In a var or const declaration, a brace that opens no struct
+			// or interface type opens a composite literal or a function
+			// literal's body. It is blanked when its first line holds
+			// nothing else, since a value's signature is its first line.
+			if inValues && i > 0 && toks[i-1].kind != gStruct && toks[i-1].kind != gIface &&
+				lineEnds(src[t.end:]) {
+				if close := matching(toks, i); close > 0 && g.plainBody(src, toks[i+1:close], seen) {
+					blank(i, close)
+					i = close
+					continue
+				}
+			}
+			depth++
+			continue
+		case gLparen, gLbrack:
 			depth++
 			continue
 		case gRbrace, gRparen, gRbrack:
@@ -270,14 +301,7 @@ func (g *goBodies) definitions(src []byte, seen map[string]struct{}) ([]Symbol, 
 			continue
 		}
 		if g.plainBody(src, toks[open+1:close], seen) {
-			if blanked == nil {
-				blanked = append(g.buf[:0], src...)
-			}
-			for j := toks[open].end; j < toks[close].start; j++ {
-				if blanked[j] != '\n' {
-					blanked[j] = ' '
-				}
-			}
+			blank(open, close)
 		}
 		i = close
 	}
@@ -340,6 +364,40 @@ func funcBody(toks []gtok, at int) (open, close int) {
 		}
 	}
 	return -1, -1
+}
+
+// lineEnds reports whether b starts with white space up to a newline.
+func lineEnds(b []byte) bool {
+	for _, c := range b {
+		switch c {
+		case '\n':
+			return true
+		case ' ', '\t', '\r':
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// matching returns the index of the bracket that closes toks[open], or -1
+// when the brackets do not balance.
+func matching(toks []gtok, open int) int {
+	d := 0
+	for j := open; j < len(toks); j++ {
+		switch toks[j].kind {
+		case gLbrace, gLparen, gLbrack:
+			d++
+		case gRbrace, gRparen, gRbrack:
+			if d--; d == 0 {
+				if toks[j].kind != toks[open].kind+1 {
+					return -1
+				}
+				return j
+			}
+		}
+	}
+	return -1
 }
 
 // plainBody reports whether a function body (its tokens, braces excluded)

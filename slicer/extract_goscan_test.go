@@ -39,6 +39,11 @@ var goBodiesCases = []struct {
 	{"bom", "\xef\xbb\xbfpackage p\n\nfunc F() { g() }\n"},
 	{"numbers", "package p\n\nfunc F() {\n\t_ = 0x1p-2 + 1e+5 + .5 + 1_000 + 0b1 + 2i\n}\n"},
 	{"predeclared", "package p\n\nfunc F() {\n\tx := iota\n\t_ = true && false || x == nil\n}\n"},
+	{"var table", "package p\n\nvar table = []entry{\n\t{name: \"a\", fn: f},\n\t{name: \"b\", fn: g},\n}\n\nconst c = 1\n"},
+	{"var comment on first line", "package p\n\nvar x = T{ // a note\n\tA: 1,\n}\n"},
+	{"var group", "package p\n\nvar (\n\ta = map[string]int{\n\t\t\"k\": 1,\n\t}\n\tb = func() int {\n\t\treturn len(a)\n\t}\n)\n"},
+	{"var struct type", "package p\n\nvar x struct {\n\tA int\n}\n\nvar y = struct {\n\tB int\n}{\n\tB: 1,\n}\n"},
+	{"var with local type in func literal", "package p\n\nvar f = func() {\n\ttype t int\n}\n"},
 	{"syntax error outside", "package p\n\nfunc F() { g() }\n\nfunc (\n"},
 }
 
@@ -62,6 +67,8 @@ func TestGoBodiesBlanks(t *testing.T) {
 		{"local type", "package p\n\nfunc F() { type t int }\n", false},
 		{"fields", "package p\n\nfunc F() { _ = struct{ A int }{} }\n", false},
 		{"used label after brace", "package p\n\nfunc F() {\nL:\n\tfor { break L }\n}\n", false},
+		{"var composite", "package p\n\nvar x = []int{\n\t1,\n}\n", true},
+		{"var composite one line", "package p\n\nvar x = []int{1}\n", false},
 		{"label after statement", "package p\n\nfunc F() {\n\tg()\nL:\n\tfor { break L }\n}\n", true},
 	}
 	for _, tc := range tests {
