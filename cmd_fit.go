@@ -26,7 +26,7 @@ func runFit(e *env, args []string) int {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.register(fs)
-	keep := fs.String("keep", "both", "which ends to keep: both (drop the middle), head, or tail")
+	keep := fs.String("keep", "both", "which ends to keep: `both|head|tail` (both drops the middle)")
 	quiet := fs.Bool("q", false, "do not report the cut on stderr")
 	help := "Trims text from stdin to the input budget at line boundaries, keeping head and tail,\n" +
 		"with a marker line saying how much was dropped.\n" +

@@ -87,7 +87,7 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.Var(&b.window, "window", "context window `N` in tokens, for models missing from the table")
 	fs.Var(&b.reserve, "reserve", "tokens `N` kept for the model's output (default: the model's max output)")
 	fs.Var(&b.margin, "margin", "tokens `N` kept free as a safety margin (default: 2% of the window)")
-	fs.Var(&b.budget, "budget", "input budget `N` in tokens; overrides window, reserve and margin")
+	fs.Var(&b.budget, "budget", "input budget `N` in tokens, instead of window − reserve − margin (not with -reserve or -margin)")
 	fs.StringVar(&b.fromError, "from-error", "", "take the window from a provider's context-overflow error `TEXT`, or @FILE")
 }
 
