@@ -255,6 +255,9 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 				return in, exitError, err
 			}
 			defer file.Close()
+			if st, err := file.Stat(); err == nil && st.IsDir() {
+				return in, exitBadInput, fmt.Errorf("%s: is a directory (use -files GLOB for the files in it)", args[0])
+			}
 			name, r = args[0], file
 		}
 		if name == "-" && stdinIsTerminal(e) {
