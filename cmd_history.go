@@ -35,7 +35,7 @@ func runHistory(e *env, args []string) int {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.register(fs)
-	format := fs.String("format", "auto", "input `format`: auto, chat, responses, anthropic, codex")
+	format := fs.String("format", "auto", "input format `F`: auto, chat, responses, anthropic, codex")
 	keepLast := fs.Int("keep-last", history.DefaultKeepLast, "never touch the last `N` turns (the last turn is always kept)")
 	maskAfter := fs.Int("mask-after", history.DefaultMaskAfter, "mask tool outputs older than the last `N` turns first (0: all outside -keep-last)")
 	maxItem := fs.Int("max-item", 0, "truncate the middle of items over `TOKENS` (default budget/8)")
@@ -98,7 +98,7 @@ func runHistory(e *env, args []string) int {
 		opts.MaskAfter = -1
 	}
 	if *verbose {
-		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, format+"\n", args...) }
+		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: history: "+format+"\n", args...) }
 	}
 	res, err := history.Prune(conv, limit, counter, opts)
 	if err != nil {

@@ -373,7 +373,7 @@ func (s *state) noFit() error {
 		}
 	}
 	pinned := s.pinnedTokens()
-	return fmt.Errorf("%w: pinned minimum is %d tokens (instructions, tools and reply overhead %d, system, developer and injected context %d, latest user turn %d, last %d turns kept whole %d, notice of dropped turns %d) and the budget is %d; raise the budget or lower -keep-last (Options.KeepLast)",
+	return fmt.Errorf("%w: pinned minimum is %d tokens (instructions, tools and reply overhead %d, system, developer and injected context %d, latest user turn %d, last %d turns kept whole %d, notice of dropped turns %d) and the budget is %d; raise the budget or lower -keep-last",
 		ErrNoFit, pinned, s.fixed, sys, user, s.o.KeepLast, last, pinned-s.fixed-sys-user-last, s.limit)
 }
 
