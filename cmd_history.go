@@ -98,7 +98,7 @@ func runHistory(e *env, args []string) int {
 		opts.MaskAfter = -1
 	}
 	if *verbose {
-		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: history: "+format+"\n", args...) }
+		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
 	}
 	res, err := history.Prune(conv, limit, counter, opts)
 	if err != nil {
