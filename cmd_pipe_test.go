@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestMain lets a test run the test binary as the ctxtrim command
+// (CTXTRIM_RUN_MAIN=1), for behaviour only a real process shows, such as
+// a closed stdout pipe. Otherwise it runs the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv("CTXTRIM_RUN_MAIN") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestClosedStdoutIsSuccess: "ctxtrim … | head -c1" exits 0 and says
+// nothing; before, Go's runtime killed fit, split and history with SIGPIPE
+// (exit 141) once the reader had gone.
+func TestClosedStdoutIsSuccess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the command as a subprocess")
+	}
+	isolateConfig(t)
+	text := strings.Repeat("a line of text that goes on for a while, 0123456789\n", 40000) // 2 MB
+	var chat bytes.Buffer
+	msgs := []map[string]string{}
+	for range 20 {
+		msgs = append(msgs, map[string]string{"role": "user", "content": text[:100000]})
+	}
+	if err := json.NewEncoder(&chat).Encode(map[string]any{"messages": msgs}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+	}{
+		{"fit", text, []string{"fit", "-budget", "10000000"}},
+		{"split", text, []string{"split", "-budget", "2000"}},
+		{"history", chat.String(), []string{"history", "-budget", "10000000"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], tc.args...)
+			cmd.Env = append(os.Environ(), "CTXTRIM_RUN_MAIN=1")
+			cmd.Stdin = strings.NewReader(tc.stdin)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(out, make([]byte, 1)); err != nil {
+				t.Fatal(err)
+			}
+			out.Close() // the reader goes away, as head -c1 does
+			err = cmd.Wait()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				t.Errorf("%v (exit code %d); stderr %q", err, ee.ExitCode(), stderr.String())
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if stderr.Len() > 0 {
+				t.Errorf("stderr %q, want nothing", stderr.String())
+			}
+		})
+	}
+}
