@@ -43,7 +43,10 @@ func runCount(e *env, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON: per-file counts, total, encoding, estimate")
 	chat := fs.Bool("chat", false, "each input is an OpenAI Chat Completions request body (JSON): count the whole request, message framing and tool definitions included")
 	names, code, ok := parseFlags(e, fs, args, "ctxtrim count [-model M | -encoding E] [-json] [-chat] [FILE...]",
-		"Counts tokens per file and in total, like wc; reads stdin when no FILE is given or FILE is -.")
+		"Counts tokens per file and in total, like wc; reads stdin when no FILE is given or FILE is -.\n"+
+			"With -model, counts with the model's tokenizer (an estimate for non-OpenAI models, noted on stderr).\n"+
+			fmt.Sprintf("Exit status: 0 ok, %d a FILE could not be read, %d usage, %d binary or not UTF-8 input;\n", exitError, exitUsage, exitBadInput)+
+			"the other files are still counted.")
 	if !ok {
 		return code
 	}
