@@ -127,6 +127,9 @@ func runSplit(e *env, args []string) int {
 		return e.fail(exitUsage, fmt.Errorf("split: %w", err))
 	}
 	opts.Model = f.modelName()
+	if opts.Model == "" && opts.Format != split.Plain {
+		fmt.Fprintln(e.stderr, `ctxtrim: split: the request bodies have no "model" (the API requires one): pass -model M or set model in .ctxtrim.toml`)
+	}
 	in, code, err := f.read(e, opts, pos)
 	if err != nil {
 		return e.fail(code, err)
