@@ -88,3 +88,39 @@ func TestConfigModelErrorNamesTheFile(t *testing.T) {
 		t.Errorf("-model's error blames the config: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestTopLevelHelpAndTypos: help that was asked for goes to stdout; a lone
+// word close to a command name is a typo, not a task.
+func TestTopLevelHelpAndTypos(t *testing.T) {
+	isolateConfig(t)
+	tests := []struct {
+		name       string
+		args       []string
+		wantCode   int
+		wantStdout string // substring
+		wantStderr string // substring
+	}{
+		{"help", []string{"help"}, exitOK, "usage: ctxtrim [COMMAND]", ""},
+		{"-h", []string{"-h"}, exitOK, "\n  history ", ""},
+		{"help command", []string{"help", "split"}, exitOK, "usage: ctxtrim split", ""},
+		{"help unknown", []string{"help", "nosuch"}, exitUsage, "", `help: unknown command "nosuch"`},
+		{"typo", []string{"histroy"}, exitUsage, "", `did you mean "history"?`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runBuf(t, "", tc.args...)
+			if code != tc.wantCode {
+				t.Fatalf("exit %d, want %d (stderr %q)", code, tc.wantCode, stderr)
+			}
+			if !strings.Contains(stdout, tc.wantStdout) {
+				t.Errorf("stdout %q lacks %q", stdout, tc.wantStdout)
+			}
+			if !strings.Contains(stderr, tc.wantStderr) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.wantStderr)
+			}
+		})
+	}
+	if got := editDistance("kitten", "sitting"); got != 3 {
+		t.Errorf("editDistance(kitten, sitting) = %d, want 3", got)
+	}
+}

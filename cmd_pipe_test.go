@@ -16,7 +16,7 @@ import (
 // a closed stdout pipe. Otherwise it runs the tests.
 func TestMain(m *testing.M) {
 	if os.Getenv("CTXTRIM_RUN_MAIN") == "1" {
-		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		main()
 	}
 	os.Exit(m.Run())
 }

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/ctxtrim/ctxtrim/budget"
 )
@@ -343,12 +341,7 @@ func noMarginIfZero(n int) int {
 // -h)"; -h prints usage, help and the flags to stderr. ok is false when
 // the caller should return code. usage is the synopsis after "usage: "
 // (further lines indented to match), help the description.
-//
-// Every command that writes to the process's stdout parses its flags here,
-// which also makes a closed stdout pipe end the command quietly (see
-// quietBrokenPipe).
 func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (pos []string, code int, ok bool) {
-	quietBrokenPipe(e)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	for {
@@ -383,15 +376,4 @@ func printUsage(w io.Writer, fs *flag.FlagSet, usage, help string) {
 	fs.SetOutput(w)
 	fs.PrintDefaults()
 	fs.SetOutput(io.Discard)
-}
-
-// quietBrokenPipe makes a write to a closed stdout (ctxtrim … | head -c1)
-// fail with EPIPE, which env.fail reports as success, instead of killing
-// the process with SIGPIPE (exit 141): Go's runtime does that for fd 1
-// and 2 unless SIGPIPE is handled or ignored. Only when e writes to the
-// process's own stdout; tests with buffers are not affected.
-func quietBrokenPipe(e *env) {
-	if f, ok := e.stdout.(*os.File); ok && f == os.Stdout {
-		signal.Ignore(syscall.SIGPIPE)
-	}
 }

@@ -3,12 +3,17 @@
 //
 // Usage:
 //
-//	ctxtrim [flags] < task            select repository context for a task (the main job)
-//	ctxtrim count [flags] [FILE...]   count tokens, like wc
-//	ctxtrim models                    list the model table
-//	ctxtrim fit [flags] < text        trim text to a budget
+//	ctxtrim [flags] [TASK...] < task   select repository context for a task (the main job)
+//	ctxtrim index [flags]              summarise the repository index
+//	ctxtrim history [flags] [FILE]     prune a conversation history to a budget
+//	ctxtrim split [flags] [FILE]       cut an oversized task into requests that each fit
+//	ctxtrim check [flags] [FILE...]    check agent prompt files against their budgets
+//	ctxtrim count [flags] [FILE...]    count tokens, like wc
+//	ctxtrim models [MODEL]             list the model table
+//	ctxtrim fit [flags] < text         trim text to a budget
 //
-// Run "ctxtrim help" or "ctxtrim COMMAND -h" for the flags of each command.
+// Run "ctxtrim help COMMAND" or "ctxtrim COMMAND -h" for the flags of each
+// command.
 package main
 
 import (
@@ -16,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
 	"syscall"
@@ -50,35 +56,81 @@ type command struct {
 // own cmd_*.go file.
 var commands = map[string]command{}
 
-func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// A write to a closed stdout (ctxtrim … | head) must fail with EPIPE,
+	// which env.fail reports as success, instead of killing the process
+	// with SIGPIPE: Go's runtime does that for fd 1 and 2 unless SIGPIPE is
+	// ignored.
+	signal.Ignore(syscall.SIGPIPE)
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
 
 // run is the whole CLI; it never calls os.Exit.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	if len(args) > 0 {
-		switch name := args[0]; {
-		case name == "help" || name == "-h" || name == "-help" || name == "--help":
-			usage(stderr)
-			return exitOK
-		case !strings.HasPrefix(name, "-") && name != "":
-			if c, ok := commands[name]; ok {
-				return c.run(e, args[1:])
+	if len(args) == 0 {
+		return commands["select"].run(e, args)
+	}
+	name := args[0]
+	switch {
+	case name == "help" || name == "-h" || name == "-help" || name == "--help":
+		// Help that was asked for is the result: it goes to stdout.
+		if len(args) > 1 && name == "help" {
+			c, ok := commands[args[1]]
+			if !ok {
+				return e.fail(exitUsage, fmt.Errorf("help: unknown command %q (known: %s)", args[1], strings.Join(commandNames(), ", ")))
 			}
-			if _, ok := commands["select"]; !ok {
-				e.fail(exitUsage, fmt.Errorf("unknown command %q (known: %s)", name, strings.Join(commandNames(), ", ")))
-				return exitUsage
-			}
+			return c.run(&env{stdin: stdin, stdout: stdout, stderr: stdout}, []string{"-h"})
+		}
+		usage(stdout)
+		return exitOK
+	case strings.HasPrefix(name, "-"):
+		return commands["select"].run(e, args)
+	}
+	if c, ok := commands[name]; ok {
+		return c.run(e, args[1:])
+	}
+	// A lone word that is nearly a command name is a typo, not a task.
+	if len(args) == 1 {
+		if near := nearestCommand(name); near != "" {
+			return e.fail(exitUsage, fmt.Errorf("unknown command %q; did you mean %q? (a task is read from stdin, or given as several words)", name, near))
 		}
 	}
-	// No subcommand: the default job.
-	if c, ok := commands["select"]; ok {
-		return c.run(e, args)
+	// Otherwise the words are the task of the default job.
+	return commands["select"].run(e, args)
+}
+
+// nearestCommand returns the command name within edit distance 2 of word,
+// or "".
+func nearestCommand(word string) string {
+	best, bestD := "", 3
+	for _, n := range commandNames() {
+		if d := editDistance(word, n); d < bestD {
+			best, bestD = n, d
+		}
 	}
-	if c, ok := commands["fit"]; ok {
-		return c.run(e, args)
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
 	}
-	usage(stderr)
-	return exitUsage
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func commandNames() []string {
@@ -96,7 +148,7 @@ func usage(w io.Writer) {
 	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nWithout a command, ctxtrim selects repository context for the task read from stdin.")
+	fmt.Fprintln(w, "\nWithout a command, ctxtrim selects repository context for the task read from\nstdin (or given as words). Run \"ctxtrim help COMMAND\" for a command's flags.")
 }
 
 // fail prints err once, prefixed, and returns code. A closed output pipe is
