@@ -14,6 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
@@ -87,6 +89,9 @@ func runSelect(e *env, args []string) int {
 	}
 	task := strings.Join(fs.Args(), " ")
 	if task == "" || task == "-" {
+		if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			return e.fail(exitUsage, errors.New("no task: pass it as arguments or on stdin (ctxtrim -h for help)"))
+		}
 		b, err := io.ReadAll(e.stdin)
 		if err != nil {
 			return e.fail(exitError, fmt.Errorf("read task: %w", err))
