@@ -150,7 +150,10 @@ func TestSelectFitsAndIsDeterministic(t *testing.T) {
 					t.Fatalf("Count(Text) = %d, Tokens = %d, budget %d", n, a.Tokens, budget)
 				}
 			}
-			b, err := Select(context.Background(), ix, task, c, opts)
+			// The same again, serially: parallel reads must not change a byte.
+			serial := *opts
+			serial.Parallelism = 1
+			b, err := Select(context.Background(), ix, task, c, &serial)
 			if err != nil {
 				t.Fatal(err)
 			}
