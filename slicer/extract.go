@@ -272,7 +272,10 @@ func nest(spans []span) []Symbol {
 		}
 		return spans[i].pattern < spans[j].pattern
 	})
-	var out []Symbol
+	if len(spans) == 0 {
+		return nil
+	}
+	out := make([]Symbol, 0, len(spans)) // the index keeps it: no slack
 	var stack []span
 	for i, s := range spans {
 		if i > 0 && s.start == spans[i-1].start && s.end == spans[i-1].end && s.nameStart == spans[i-1].nameStart {

@@ -994,7 +994,7 @@ func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry
 		case err != nil:
 			w.b.logf("%s: %v (indexed lexically)", p, err)
 		default:
-			ce.Lang, ce.Symbols, ce.Refs = lang, syms, w.b.strs.all(refs)
+			ce.Lang, ce.Symbols, ce.Refs = lang, w.b.strs.symbols(syms), w.b.strs.all(refs)
 			return ce, nil
 		}
 	}
@@ -1025,6 +1025,30 @@ func (in *interner) all(ss []string) []string {
 		}
 	}
 	return ss
+}
+
+// symbols shares the names and scopes of syms, in place: method and
+// receiver names repeat across files as identifiers do.
+func (in *interner) symbols(syms []Symbol) []Symbol {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.m == nil {
+		in.m = map[string]string{}
+	}
+	for i := range syms {
+		s := &syms[i]
+		for _, p := range []*string{&s.Name, &s.Scope} {
+			if *p == "" {
+				continue
+			}
+			if t, ok := in.m[*p]; ok {
+				*p = t
+			} else {
+				in.m[*p] = *p
+			}
+		}
+	}
+	return syms
 }
 
 // hashBlob is git's blob hash of content.
