@@ -77,9 +77,27 @@ func goDefinitionsSeeded(src []byte, seen map[string]struct{}) (syms []Symbol, r
 		}
 	}
 
+	// One walk finds definitions and references: a definition's node is
+	// met before its name, and a label's statement before the label, so
+	// names and labels are known when their identifiers come up.
+	// References are every identifier but definition names, labels and the
+	// predeclared constants, which tree-sitter's Go grammar does not call
+	// identifiers either.
 	labels := map[*ast.Ident]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
+		case *ast.Ident:
+			if len(seen) >= maxRefs {
+				return true
+			}
+			switch n.Name {
+			case "nil", "true", "false", "iota":
+				return true
+			}
+			if len(n.Name) < 2 || len(n.Name) > 128 || labels[n] || names[tf.Offset(n.Pos())] {
+				return true
+			}
+			seen[n.Name] = struct{}{}
 		case *ast.FuncDecl:
 			body := token.NoPos
 			if n.Body != nil {
@@ -122,25 +140,6 @@ func goDefinitionsSeeded(src []byte, seen map[string]struct{}) (syms []Symbol, r
 				labels[n.Label] = true
 			}
 		}
-		return true
-	})
-
-	// References: every identifier but definition names, labels and the
-	// predeclared constants, which tree-sitter's Go grammar does not call
-	// identifiers either.
-	ast.Inspect(f, func(n ast.Node) bool {
-		id, isIdent := n.(*ast.Ident)
-		if !isIdent || len(seen) >= maxRefs {
-			return true
-		}
-		switch id.Name {
-		case "nil", "true", "false", "iota":
-			return true
-		}
-		if len(id.Name) < 2 || len(id.Name) > 128 || labels[id] || names[tf.Offset(id.Pos())] {
-			return true
-		}
-		seen[id.Name] = struct{}{}
 		return true
 	})
 	return nest(spans), sortedKeys(seen), true

@@ -32,8 +32,9 @@ import (
 // go/parser and its references from the tokens, where goDefinitions would
 // have sent the file to tree-sitter.
 type goBodies struct {
-	toks []gtok
-	buf  []byte
+	toks  []gtok
+	buf   []byte
+	label []int
 }
 
 // gtok is one token: its kind and its byte range.
@@ -68,12 +69,28 @@ const (
 	gKeyword // any other keyword
 )
 
-var goKeywords = map[string]gkind{
-	"break": gBranch, "case": gKeyword, "chan": gKeyword, "const": gKeyword, "continue": gBranch,
-	"default": gKeyword, "defer": gKeyword, "else": gKeyword, "fallthrough": gEndKw, "for": gKeyword,
-	"func": gFunc, "go": gKeyword, "goto": gBranch, "if": gKeyword, "import": gKeyword,
-	"interface": gIface, "map": gKeyword, "package": gKeyword, "range": gKeyword, "return": gEndKw,
-	"select": gKeyword, "struct": gStruct, "switch": gKeyword, "type": gType, "var": gKeyword,
+// goKeyword returns the kind of a keyword, or gIdent. A switch, which the
+// compiler turns into a search by length and value, is several times faster
+// than a map lookup, and most identifiers are not keywords.
+func goKeyword(w []byte) gkind {
+	switch string(w) {
+	case "break", "continue", "goto":
+		return gBranch
+	case "return", "fallthrough":
+		return gEndKw
+	case "func":
+		return gFunc
+	case "struct":
+		return gStruct
+	case "interface":
+		return gIface
+	case "type":
+		return gType
+	case "case", "chan", "const", "default", "defer", "else", "for", "go", "if", "import",
+		"map", "package", "range", "select", "switch", "var":
+		return gKeyword
+	}
+	return gIdent
 }
 
 // endsLine reports whether a newline after a token of kind k inserts a
@@ -136,9 +153,7 @@ func (g *goBodies) tokenize(src []byte) bool {
 			}
 			k := gIdent
 			if j-i >= 2 && j-i <= 11 && src[i] >= 'a' && src[i] <= 'z' {
-				if kw, ok := goKeywords[string(src[i:j])]; ok {
-					k = kw
-				}
+				k = goKeyword(src[i:j])
 			}
 			emit(k, i, j)
 			i = j
@@ -421,7 +436,8 @@ func (g *goBodies) plainBody(src []byte, toks []gtok, seen map[string]struct{}) 
 		return toks[i].kind
 	}
 	var branchTargets, ambiguous []string
-	label := map[int]bool{} // token indexes of labels
+	label := g.label[:0] // token indexes of labels, in order
+	defer func() { g.label = label }()
 	for i, t := range toks {
 		switch t.kind {
 		case gLbrace, gLparen, gLbrack:
@@ -441,7 +457,7 @@ func (g *goBodies) plainBody(src []byte, toks []gtok, seen map[string]struct{}) 
 			}
 		case gBranch:
 			if kind(i+1) == gIdent {
-				label[i+1] = true
+				label = append(label, i+1)
 				branchTargets = append(branchTargets, string(src[toks[i+1].start:toks[i+1].end]))
 			}
 		case gIdent:
@@ -450,7 +466,7 @@ func (g *goBodies) plainBody(src []byte, toks []gtok, seen map[string]struct{}) 
 			}
 			switch kind(i - 1) {
 			case gSemi, gColon:
-				label[i] = true // a statement starts here: a labeled statement
+				label = append(label, i) // a statement starts here: a labeled statement
 			case gLbrace:
 				// "{ L:" opens a block or a composite literal.
 				ambiguous = append(ambiguous, string(src[t.start:t.end]))
@@ -464,8 +480,15 @@ func (g *goBodies) plainBody(src []byte, toks []gtok, seen map[string]struct{}) 
 			}
 		}
 	}
+	next := 0 // in label
 	for i, t := range toks {
-		if t.kind != gIdent || label[i] || t.end-t.start < 2 || t.end-t.start > 128 {
+		for next < len(label) && label[next] < i {
+			next++
+		}
+		if next < len(label) && label[next] == i {
+			continue
+		}
+		if t.kind != gIdent || t.end-t.start < 2 || t.end-t.start > 128 {
 			continue
 		}
 		w := src[t.start:t.end]
