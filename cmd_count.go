@@ -245,7 +245,7 @@ func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx 
 		}
 		cut := len(buf)
 		if !eof {
-			cut = safeSplit(buf)
+			cut = budget.LastSafeSplit(buf)
 			if cut == 0 {
 				if len(buf) < maxPending {
 					continue // keep reading until a safe point or the cap
@@ -264,32 +264,6 @@ func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx 
 		buf = append(buf[:0], buf[cut:]...)
 	}
 	return tokens, size, approx, nil
-}
-
-// safeSplit returns the last index i > 0 of b where both the o200k_base and
-// the cl100k_base split patterns start a new piece, or 0 if there is none:
-// just after a "\n" and before a character that is neither whitespace nor
-// "/". Why it is safe: no alternative of either pattern matches "\n"
-// followed by such a character inside one piece (letters and numbers may be
-// preceded only by a non-newline character, punctuation runs may be
-// followed only by newlines and "/", whitespace runs contain only
-// whitespace), and the piece before ends with the newline run whether or not
-// the text continues (its lookahead only looks at whitespace). So counting
-// b[:i] and b[i:] separately gives the count of b. The byte checked is
-// ASCII, so i is also a rune boundary.
-func safeSplit(b []byte) int {
-	for i := len(b) - 1; i > 0; i-- {
-		if b[i-1] != '\n' {
-			continue
-		}
-		switch c := b[i]; {
-		case c == '/' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f':
-			continue
-		case c < utf8.RuneSelf:
-			return i
-		}
-	}
-	return 0
 }
 
 // lastRuneStart returns the start of the last rune in b (for a forced split).

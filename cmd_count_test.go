@@ -163,41 +163,6 @@ func TestCountStreamExact(t *testing.T) {
 	}
 }
 
-// FuzzSafeSplit checks the claim behind streaming: splitting at safeSplit
-// points does not change the count, under both encodings, with the
-// reference counter.
-func FuzzSafeSplit(f *testing.F) {
-	for _, s := range []string{"a\nb", "}\n/x", "x\n\n\ny", "  \n\tz", "a \n'll", "1\n2", "é\nB", "x\r\nY", "<|endoftext|>\nz"} {
-		f.Add(s)
-	}
-	var cs []budget.Counter
-	for _, enc := range []string{budget.O200kBase, budget.Cl100kBase} {
-		c, err := budget.NewReferenceCounter(enc)
-		if err != nil {
-			f.Fatal(err)
-		}
-		cs = append(cs, c)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if len(s) > 512 {
-			t.Skip()
-		}
-		b := []byte(s)
-		for _, c := range cs {
-			for end := len(b); end > 0; {
-				i := safeSplit(b[:end])
-				if i == 0 {
-					break
-				}
-				if got, want := c.Count(s[:i])+c.Count(s[i:]), c.Count(s); got != want {
-					t.Fatalf("split %q | %q: %d + %d != %d", s[:i], s[i:], c.Count(s[:i]), c.Count(s[i:]), want)
-				}
-				end = i - 1
-			}
-		}
-	})
-}
-
 // epipeWriter fails every write as a closed pipe does.
 type epipeWriter struct{}
 

@@ -236,16 +236,31 @@ func safeSplit(s string, from int) int {
 		from = 1
 	}
 	for p := from; p < len(s); p++ {
-		if s[p-1] != '\n' {
-			continue
+		if safeAt(s[p-1], s[p]) {
+			return p
 		}
-		switch c := s[p]; {
-		case c >= utf8.RuneSelf, c == '/', asciiClass[c]&clsSpace != 0:
-			continue
-		}
-		return p
 	}
 	return len(s)
+}
+
+// safeAt reports whether a text may be cut between the bytes prev and c
+// (see safeSplit for why).
+func safeAt(prev, c byte) bool {
+	return prev == '\n' && c < utf8.RuneSelf && c != '/' && asciiClass[c]&clsSpace == 0
+}
+
+// LastSafeSplit returns the last index i > 0 of b at which counting b[:i]
+// and b[i:] separately gives the count of b, in both o200k_base and
+// cl100k_base, or 0 if there is none. Streaming counters use it to cut
+// their input into pieces. The byte at i is ASCII, so i is also a rune
+// boundary.
+func LastSafeSplit(b []byte) int {
+	for i := len(b) - 1; i > 0; i-- {
+		if safeAt(b[i-1], b[i]) {
+			return i
+		}
+	}
+	return 0
 }
 
 // countParallel counts s in chunks of about chunk bytes, cut by safeSplit,
