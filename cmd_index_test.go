@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -91,5 +92,40 @@ func TestIndexCommand(t *testing.T) {
 				t.Errorf("stdout %q on error", out.String())
 			}
 		})
+	}
+}
+
+func TestMemoryLimitFor(t *testing.T) {
+	tests := []struct {
+		name string
+		live uint64
+		want int64
+	}{
+		{"nothing live", 0, baseMemoryLimit},
+		{"small index", 50 << 20, baseMemoryLimit},
+		{"at the base", uint64(float64(baseMemoryLimit) / memoryHeadroom), baseMemoryLimit},
+		{"large index", 5 << 30, 5 << 30 * memoryHeadroom},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := memoryLimitFor(tc.live); got != tc.want {
+				t.Errorf("memoryLimitFor(%d) = %d, want %d", tc.live, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestIndexMemoryCapRestored checks that an index run leaves the process's
+// memory limit as it found it (tests and library users share the process).
+func TestIndexMemoryCapRestored(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	before := debug.SetMemoryLimit(-1)
+	dir := txtartest.Repo(t, txtar.Parse([]byte(indexRepo)))
+	var out, errb bytes.Buffer
+	if code := run([]string{"index", "--repo", dir, "--no-cache"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if after := debug.SetMemoryLimit(-1); after != before {
+		t.Errorf("memory limit %d after index, want %d as before", after, before)
 	}
 }
