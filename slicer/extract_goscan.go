@@ -35,6 +35,8 @@ type goBodies struct {
 	toks  []gtok
 	buf   []byte
 	label []int
+	marks []uint8 // per token, for declarations
+	nl    []int   // newline offsets, for declarations
 }
 
 // gtok is one token: its kind and its byte range.
@@ -261,6 +263,15 @@ func (g *goBodies) definitions(src []byte, seen map[string]struct{}) ([]Symbol, 
 	if !g.tokenize(src) {
 		return goDefinitions(src, seen)
 	}
+	if syms, refs, ok := g.declarations(src, seen); ok {
+		return syms, refs, true
+	}
+	return g.blanked(src, seen)
+}
+
+// blanked is definitions by blanking plain bodies, once g.toks holds src's
+// tokens.
+func (g *goBodies) blanked(src []byte, seen map[string]struct{}) ([]Symbol, []string, bool) {
 	clear(seen)
 	var blanked []byte
 	blank := func(open, close int) {

@@ -44,6 +44,11 @@ var goBodiesCases = []struct {
 	{"var group", "package p\n\nvar (\n\ta = map[string]int{\n\t\t\"k\": 1,\n\t}\n\tb = func() int {\n\t\treturn len(a)\n\t}\n)\n"},
 	{"var struct type", "package p\n\nvar x struct {\n\tA int\n}\n\nvar y = struct {\n\tB int\n}{\n\tB: 1,\n}\n"},
 	{"var with local type in func literal", "package p\n\nvar f = func() {\n\ttype t int\n}\n"},
+	{"slice and array types", "package p\n\ntype A []int\n\ntype B [4]byte\n\ntype C [N]T\n\ntype D[T any] []T\n\ntype E [N * 2]int\n"},
+	{"receivers", "package p\n\nfunc (T) A() {}\nfunc (*T) B() {}\nfunc (t T[K]) C() {}\nfunc (t *T[K, V]) D() {}\nfunc (t pkg.T) E() {}\nfunc () F() {}\n"},
+	{"fields", "package p\n\ntype S struct {\n\tA, B int `json:\"a\"`\n\tio.Reader\n\t*T\n\tG[int]\n\tbuf [4]byte\n\tx [N]T \"tag\"\n\tf func(struct{ In int }) interface{ M() }\n\t_ int\n}\n"},
+	{"interface elements", "package p\n\ntype I interface {\n\tio.Reader\n\t~int | string\n\tM(x int) (y error)\n\tN()\n}\n"},
+	{"value specs", "package p\n\nconst (\n\tA = iota\n\tB\n\tC, D = 1, 2\n)\n\nvar x, y int\n\nvar _ = f\n"},
 	{"syntax error outside", "package p\n\nfunc F() { g() }\n\nfunc (\n"},
 }
 
@@ -52,6 +57,30 @@ func TestGoBodies(t *testing.T) {
 	for _, tc := range goBodiesCases {
 		t.Run(tc.name, func(t *testing.T) {
 			checkGoBodies(t, []byte(tc.src))
+		})
+	}
+}
+
+// TestGoDeclarationsTaken checks which cases the token reader handles
+// itself (TestGoBodies would pass if it never did) and which it leaves to
+// the slower paths.
+func TestGoDeclarationsTaken(t *testing.T) {
+	declined := map[string]bool{
+		"label named like a key": true, // a key named like a branch target after "{"
+		"line directive":         true, // the tokenizer declines
+		"slice and array types":  true, // type D[T any]
+		"syntax error outside":   true, // unbalanced brackets
+	}
+	for _, tc := range goBodiesCases {
+		t.Run(tc.name, func(t *testing.T) {
+			var g goBodies
+			ok := false
+			if g.tokenize([]byte(tc.src)) {
+				_, _, ok = g.declarations([]byte(tc.src), map[string]struct{}{})
+			}
+			if ok == declined[tc.name] {
+				t.Errorf("declarations ok = %v, want %v", ok, !declined[tc.name])
+			}
 		})
 	}
 }
@@ -74,7 +103,10 @@ func TestGoBodiesBlanks(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var g goBodies
-			if _, _, ok := g.definitions([]byte(tc.src), map[string]struct{}{}); !ok {
+			if !g.tokenize([]byte(tc.src)) {
+				t.Fatal("tokenize failed")
+			}
+			if _, _, ok := g.blanked([]byte(tc.src), map[string]struct{}{}); !ok {
 				t.Fatal("not ok")
 			}
 			got := len(g.buf) > 0 && string(g.buf) != tc.src
@@ -92,15 +124,29 @@ func checkGoBodies(t *testing.T, src []byte) {
 		return
 	}
 	var g goBodies
-	gotSyms, gotRefs, gotOK := g.definitions(src, map[string]struct{}{})
-	if !gotOK {
-		t.Fatalf("fast path failed where go/parser succeeds")
+	paths := []struct {
+		name string
+		run  func() ([]Symbol, []string, bool)
+	}{
+		{"definitions", func() ([]Symbol, []string, bool) { return g.definitions(src, map[string]struct{}{}) }},
+		{"blanked", func() ([]Symbol, []string, bool) {
+			if !g.tokenize(src) {
+				return goDefinitions(src, map[string]struct{}{})
+			}
+			return g.blanked(src, map[string]struct{}{})
+		}},
 	}
-	if diff := cmp.Diff(wantSyms, gotSyms); diff != "" {
-		t.Errorf("symbols (-go/parser +fast)\n%s", diff)
-	}
-	if diff := cmp.Diff(wantRefs, gotRefs); diff != "" {
-		t.Errorf("refs (-go/parser +fast)\n%s", diff)
+	for _, p := range paths {
+		gotSyms, gotRefs, gotOK := p.run()
+		if !gotOK {
+			t.Fatalf("%s failed where go/parser succeeds", p.name)
+		}
+		if diff := cmp.Diff(wantSyms, gotSyms); diff != "" {
+			t.Errorf("%s: symbols (-go/parser +fast)\n%s", p.name, diff)
+		}
+		if diff := cmp.Diff(wantRefs, gotRefs); diff != "" {
+			t.Errorf("%s: refs (-go/parser +fast)\n%s", p.name, diff)
+		}
 	}
 }
 
