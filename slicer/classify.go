@@ -219,6 +219,11 @@ func isGeneratedContent(src []byte) bool {
 		}
 		lower[i] = c
 	}
+	// Every marker holds "generated" or "DO NOT EDIT": most files have
+	// neither, and need no look at each line.
+	if !bytes.Contains(lower, []byte("generated")) && !bytes.Contains(head, []byte("DO NOT EDIT")) {
+		return false
+	}
 	for len(head) > 0 {
 		line, low := head, lower
 		if i := bytes.IndexByte(head, '\n'); i >= 0 {
