@@ -44,7 +44,7 @@ type SelectOptions struct {
 	// NoRedact disables secret redaction, which is on by default.
 	NoRedact bool
 	// Explain fills Signals.Why for every ranked file and keeps up to
-	// ExplainFiles unselected candidates in Selection.Candidates.
+	// 20 unselected candidates in Selection.Candidates.
 	Explain bool
 	// HistoryCommits bounds how many first-parent commits from HEAD feed
 	// recency and co-change. 0 means 300; negative disables history.
