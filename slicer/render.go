@@ -43,6 +43,8 @@ func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Context from %s, selected by ctxtrim for the task above: ", r.repo)
 	switch {
+	case len(views) == 0 && len(maps) == 0 && omitted == 0:
+		b.WriteString("no file matched the task")
 	case len(views) == 0 && len(maps) == 0:
 		b.WriteString("no file fitted the budget")
 	default:
