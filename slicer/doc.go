@@ -52,54 +52,56 @@
 // [0, 1] and multiplied by a named weight; Signals keeps the breakdown, so
 // every score explains itself (ctxtrim -explain):
 //
-//		score = class·(weightLexical·lex + weightGraph·graph + weightRecency·recency
-//		               + weightCoChange·cochange + weightDirty·dirty)
-//		        + weightMention·mention·(1 if the file is named by path, else class)
-//		        + pair
+//	score = class·(weightLexical·lex + weightGraph·graph + weightRecency·recency
+//	               + weightCoChange·cochange + weightDirty·dirty)
+//	        + weightMention·mention·(1 if the file is named by path, else class)
+//	        + pair
 //
-//	  - lex: Okapi BM25 (bm25K1, bm25B) over terms of the contents, plus
-//	    pathFieldWeight times BM25 over the terms of the path, divided by the
-//	    best file's. Terms are identifier sub-words (tokenize.go):
-//	    parseHTTPHeader gives parse, http, header, and the compound
-//	    parsehttpheader, so a task naming an identifier exactly matches it
-//	    more strongly than its parts; snake_case and kebab-case split the same
-//	    way, and object-format also gives objectformat. Terms are lowercased
-//	    and lightly stemmed; English and keyword stop words are dropped. Only
-//	    the task's terms are counted, in one parallel pass over the files,
-//	    so no term index has to be stored.
-//	  - mention: what the task names explicitly (mention.go), matched against
-//	    the index: a full path or path suffix (mentionFullPath), a stack-trace
-//	    frame of Go, Python, JavaScript or Java (mentionFrame, and its line
-//	    steers the excerpt), a file name (mentionBaseName, split among
-//	    same-named files), a directory (mentionDir, split by square root), a
-//	    code-like identifier the file defines (mentionSymbol, split by square
-//	    root among at most maxSymbolDefiners definers; ×1.5 when written
-//	    Type.Method and the scope matches), a plain word equal to a symbol
-//	    (mentionWord), a word equal to the file's stem (mentionStem), and a
-//	    quoted string found verbatim (mentionQuote, split among the files
-//	    that contain it). The sum is capped at maxMention.
-//	  - graph: a personalized PageRank (aider's repository map method) over
-//	    the file graph where a file that references a name links to the files
-//	    defining it (weight 1/definers, ×mentionedEdgeBoost when the task
-//	    names it) and back with reverseEdgeWeight. The walk restarts at the
-//	    maxGraphSeeds best files by lex + mention; a file's graph signal is
-//	    the rank it receives through edges, normalized by the best.
-//	  - recency: Σ exp(-d/recencyScale) over the commits at distance d from
-//	    HEAD that touched the file, normalized; it only counts for files with
-//	    some other relevance. History is the first-parent log of HEAD only,
-//	    at most defaultHistoryCommits commits, skipping commits that touch
-//	    more than maxCommitFiles files (read with git log when git is
-//	    installed, a hundred times faster than go-git's tree diffs, which are
-//	    the fallback).
-//	  - cochange: how often the file changed with the coChangeSeeds best
-//	    files, as a share of their commits, weighted by their scores.
-//	  - dirty: modified, staged or untracked files (weightDirty).
-//	  - class: classFactor of the file's class; tests 0.45, docs 0.3,
-//	    vendored 0.03 and so on.
-//	  - pair: a test and its source (retry.go ↔ retry_test.go, test_x.py,
-//	    x.spec.ts, FooTest.java, tests/x.py) each get pairShare of the
-//	    other's score; stems shared by more than maxPairSources sources pair
-//	    with none.
+// where the signals are:
+//
+//   - lex: Okapi BM25 (bm25K1, bm25B) over terms of the contents, plus
+//     pathFieldWeight times BM25 over the terms of the path, divided by the
+//     best file's. Terms are identifier sub-words (tokenize.go):
+//     parseHTTPHeader gives parse, http, header, and the compound
+//     parsehttpheader, so a task naming an identifier exactly matches it
+//     more strongly than its parts; snake_case and kebab-case split the same
+//     way, and object-format also gives objectformat. Terms are lowercased
+//     and lightly stemmed; English and keyword stop words are dropped. Only
+//     the task's terms are counted, in one parallel pass over the files,
+//     so no term index has to be stored.
+//   - mention: what the task names explicitly (mention.go), matched against
+//     the index: a full path or path suffix (mentionFullPath), a stack-trace
+//     frame of Go, Python, JavaScript or Java (mentionFrame, and its line
+//     steers the excerpt), a file name (mentionBaseName, split among
+//     same-named files), a directory (mentionDir, split by square root), a
+//     code-like identifier the file defines (mentionSymbol, split by square
+//     root among at most maxSymbolDefiners definers; ×1.5 when written
+//     Type.Method and the scope matches), a plain word equal to a symbol
+//     (mentionWord), a word equal to the file's stem (mentionStem), and a
+//     quoted string found verbatim (mentionQuote, split among the files
+//     that contain it). The sum is capped at maxMention.
+//   - graph: a personalized PageRank (aider's repository map method) over
+//     the file graph where a file that references a name links to the files
+//     defining it (weight 1/definers, ×mentionedEdgeBoost when the task
+//     names it) and back with reverseEdgeWeight. The walk restarts at the
+//     maxGraphSeeds best files by lex + mention; a file's graph signal is
+//     the rank it receives through edges, normalized by the best.
+//   - recency: Σ exp(-d/recencyScale) over the commits at distance d from
+//     HEAD that touched the file, normalized; it only counts for files with
+//     some other relevance. History is the first-parent log of HEAD only,
+//     at most defaultHistoryCommits commits, skipping commits that touch
+//     more than maxCommitFiles files (read with git log when git is
+//     installed, a hundred times faster than go-git's tree diffs, which are
+//     the fallback).
+//   - cochange: how often the file changed with the coChangeSeeds best
+//     files, as a share of their commits, weighted by their scores.
+//   - dirty: modified, staged or untracked files (weightDirty).
+//   - class: classFactor of the file's class; tests 0.45, docs 0.3,
+//     vendored 0.03 and so on.
+//   - pair: a test and its source (retry.go ↔ retry_test.go, test_x.py,
+//     x.spec.ts, FooTest.java, tests/x.py) each get pairShare of the
+//     other's score; stems shared by more than maxPairSources sources pair
+//     with none.
 //
 // # Selection (select.go)
 //
@@ -107,7 +109,7 @@
 // best, up to maxCandidates. A file enters the prompt at one of three
 // granularities: whole; its relevant definitions, each with the header line
 // of its enclosing scope and an elision marker (⋮, in the language's comment
-// syntax) for every gap; or one line of signatures in the map. A file's
+// syntax) for every gap; or its signatures in the map. A file's
 // definitions are scored by the task's hits inside them (each term hit
 // weighs its IDF, a quoted string lineQuoteWeight, a frame's line or a named
 // symbol lineMentionWeight); lines outside any definition get windows of
@@ -118,8 +120,10 @@
 //     core·(1 + topCoreBoost·(s/s₁)⁴) tokens, where core is coreShare of the
 //     context budget clamped to [minCore, maxCore] and s₁ the best score:
 //     the file that stands out gets up to four times the room. The whole file is
-//     taken when it fits that room, or costs at most wholeSlack times its
-//     excerpt. A file whose view does not fit the rest is skipped, not cut.
+//     taken when it is small (at most minCore tokens) or costs at most
+//     wholeSlack times its excerpt; a definition too large for the room
+//     shows as its header and a window around its strongest line. A file
+//     whose view does not fit the rest is skipped, not cut.
 //  2. Deepen: in rank order, excerpts grow (more definitions, or the whole
 //     file) into what is left.
 //  3. Map: the next files, each as its path and one line per definition
