@@ -26,6 +26,7 @@ TOKEN=abc123secret9
 `
 
 func TestSelectCLI(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir()) // the index cache stays in the test
 	dir := txtartest.Repo(t, txtar.Parse([]byte(selectRepo)))
 	tests := []struct {
 		name       string
@@ -120,6 +121,7 @@ func TestSelectCLI(t *testing.T) {
 }
 
 func TestSelectCLIExplainJSON(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := txtartest.Repo(t, txtar.Parse([]byte(selectRepo)))
 	var stdout, stderr bytes.Buffer
 	if code := run([]string{"--repo", dir, "--budget", "2000", "--explain=json", "retry"}, nil, &stdout, &stderr); code != exitOK {
