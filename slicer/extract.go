@@ -62,6 +62,8 @@ type compiledLang struct {
 	defs     *sitter.Query
 	refs     *sitter.Query
 	defNames []string // capture index → capture name, for defs
+	// parsing serializes the parses of a language marked serial.
+	parsing sync.Mutex
 }
 
 // queryCache compiles each language's queries on first use: compiling is
@@ -181,7 +183,13 @@ func (x *extractor) treeSitter(ctx context.Context, lang string, src []byte) ([]
 		return nil, nil, false, err
 	}
 	x.parser.SetLanguage(cl.grammar)
+	if cl.serial {
+		cl.parsing.Lock()
+	}
 	tree, err := x.parser.ParseCtx(ctx, nil, src)
+	if cl.serial {
+		cl.parsing.Unlock()
+	}
 	if err != nil || tree == nil {
 		x.parser.Reset()
 		if ctx.Err() != nil {

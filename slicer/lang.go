@@ -32,6 +32,10 @@ type language struct {
 	grammar func() *sitter.Language // grammar constructor
 	defs    string                  // definitions query
 	refs    string                  // references query
+	// serial says the grammar's external scanner keeps state in C globals
+	// (tree-sitter-lua's long-bracket level in this go-tree-sitter), so
+	// two of its parses must never run at once.
+	serial bool
 }
 
 // languages lists the languages with symbol extraction, by File.Lang.
@@ -46,7 +50,7 @@ func languages() []*language {
 		{name: "java", grammar: java.GetLanguage, defs: javaDefs, refs: javaRefs},
 		{name: "javascript", grammar: javascript.GetLanguage, defs: jsDefs, refs: jsRefs},
 		{name: "kotlin", grammar: kotlin.GetLanguage, defs: kotlinDefs, refs: kotlinRefs},
-		{name: "lua", grammar: lua.GetLanguage, defs: luaDefs, refs: luaRefs},
+		{name: "lua", grammar: lua.GetLanguage, defs: luaDefs, refs: luaRefs, serial: true},
 		{name: "php", grammar: php.GetLanguage, defs: phpDefs, refs: phpRefs},
 		{name: "python", grammar: python.GetLanguage, defs: pythonDefs, refs: pythonRefs},
 		{name: "ruby", grammar: ruby.GetLanguage, defs: rubyDefs, refs: rubyRefs},
