@@ -44,6 +44,11 @@ const cacheFormat = 3
 // changes, since their results are cached.
 const classifierVersion = 2
 
+// extractVersion is bumped when extraction code (not a query: those are
+// hashed into cacheVersion) changes what it finds. 2: Lua parses are
+// serialized, so results cached while two could race are dropped.
+const extractVersion = 2
+
 // cacheMagic opens every cache file.
 const cacheMagic = "ctxtrim-index-cache\n"
 
@@ -85,7 +90,7 @@ func cacheVersion() string {
 			}
 		}
 	}
-	return fmt.Sprintf("format=%d classify=%d tree-sitter=%s queries=%x", cacheFormat, classifierVersion, ts, h.Sum(nil)[:8])
+	return fmt.Sprintf("format=%d classify=%d extract=%d tree-sitter=%s queries=%x", cacheFormat, classifierVersion, extractVersion, ts, h.Sum(nil)[:8])
 }
 
 // cacheData is the content of a cache file.
