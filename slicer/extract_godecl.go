@@ -1,6 +1,9 @@
 package slicer
 
-import "sort"
+import (
+	"bytes"
+	"sort"
+)
 
 // Go definitions straight from the tokens: the fastest path, in front of
 // body blanking (goBodies.definitions) and go/parser (goDefinitions).
@@ -136,10 +139,13 @@ func (d *declReader) specEnd(from int) int {
 // tokenize filled from src).
 func (g *goBodies) declarations(src []byte, seen map[string]struct{}) ([]Symbol, []string, bool) {
 	d := &declReader{src: src, toks: g.toks, marks: g.marks[:0], nl: g.nl[:0]}
-	for i, c := range src {
-		if c == '\n' {
-			d.nl = append(d.nl, i)
+	for i := 0; ; {
+		j := bytes.IndexByte(src[i:], '\n')
+		if j < 0 {
+			break
 		}
+		d.nl = append(d.nl, i+j)
+		i += j + 1
 	}
 	for range d.toks {
 		d.marks = append(d.marks, 0)
