@@ -38,8 +38,10 @@ func goDefinitionsSeeded(src []byte, seen map[string]struct{}) (syms []Symbol, r
 	names := map[int]bool{} // offsets of definition names
 	add := func(pattern uint16, kind string, name *ast.Ident, start, end, body token.Pos, scope string) {
 		s, e := tf.Offset(start), tf.Offset(end)
-		line := tf.Line(start)
-		endLine := tf.Line(tf.Pos(e))
+		// Lines as written: a //line directive renumbers go/token's
+		// positions, not the file (tree-sitter knows nothing of it).
+		line := tf.PositionFor(start, false).Line
+		endLine := tf.PositionFor(tf.Pos(e), false).Line
 		if e > 0 && src[e-1] == '\n' && endLine > line {
 			endLine--
 		}

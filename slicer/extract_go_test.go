@@ -25,6 +25,7 @@ func FuzzGoFastPath(f *testing.F) {
 		f.Add(src)
 	}
 	f.Add([]byte("package p\n\nfunc (r *T[K, V]) M() {}\n\ntype A = struct{ X, Y int }\n"))
+	f.Add([]byte("package p\n\n//line other.go:100\nfunc F() {}\n\ntype T int\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		fastSyms, fastRefs, ok := goDefinitions(src, map[string]struct{}{})
 		if !ok {

@@ -8,7 +8,7 @@ import (
 // Go definitions straight from the tokens: the fastest path, in front of
 // body blanking (goBodies.definitions) and go/parser (goDefinitions).
 //
-// Go's declarations are regular enough to read from goTokens' stream
+// Go's declarations are regular enough to read from tokenize's stream
 // (semicolons included) without a syntax tree: top-level func, var and
 // const declarations; type declarations wherever a statement may start;
 // and the fields and methods of every non-empty struct and interface type,

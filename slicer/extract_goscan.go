@@ -12,11 +12,11 @@ import (
 // for each and ast.Inspect walks it: two thirds of a cold index of moby
 // with vendor/ included went there.
 //
-// So a light tokenizer (goTokens) first finds the bodies of the top-level
-// functions. A body is "plain" when its tokens show it defines nothing and
-// every label in it can be told from a composite-literal key: no "type"
-// declaration, no non-empty struct or interface type, no //line directive,
-// and no "{ L:" whose L is also a branch target. A plain body contributes
+// So a light tokenizer (goBodies.tokenize) first finds the bodies of the
+// top-level functions. A body is "plain" when its tokens show it defines
+// nothing and every label in it can be told from a composite-literal key:
+// no "type" declaration, no non-empty struct or interface type, and no
+// "{ L:" whose L is also a branch target. A plain body contributes
 // its identifiers straight from the tokens (minus labels and nil, true,
 // false, iota, as goDefinitions does) and is blanked, byte for byte, to
 // spaces with its newlines kept, so every offset and line is unchanged;
@@ -107,8 +107,7 @@ func endsLine(k gkind) bool {
 
 // tokenize fills g.toks with src's tokens, semicolons inserted as the Go
 // scanner inserts them. It reports false on anything it does not follow:
-// an illegal character, an unterminated literal or comment, a //line
-// directive (which would renumber lines).
+// an illegal character, an unterminated literal or comment.
 func (g *goBodies) tokenize(src []byte) bool {
 	toks := g.toks[:0]
 	last := gOther
@@ -200,16 +199,10 @@ func (g *goBodies) tokenize(src []byte) bool {
 			if j < 0 {
 				j = len(src) - i
 			}
-			if bytes.HasPrefix(src[i+2:], []byte("line ")) {
-				return false
-			}
 			i += j // the newline is seen next
 		case c == '/' && i+1 < len(src) && src[i+1] == '*':
 			j := bytes.Index(src[i+2:], []byte("*/"))
 			if j < 0 {
-				return false
-			}
-			if bytes.HasPrefix(src[i+2:], []byte("line ")) {
 				return false
 			}
 			if bytes.IndexByte(src[i+2:i+2+j], '\n') >= 0 {

@@ -1,6 +1,7 @@
 package slicer
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -34,6 +35,7 @@ var goBodiesCases = []struct {
 	{"func literal var", "package p\n\nvar f = func() {\n\ttype t int\n}\n\nfunc G() {\n\tg := func() { h() }\n\tg()\n}\n"},
 	{"no body", "package p\n\nfunc F(x int) int\n\nfunc G() { F(1) }\n"},
 	{"line directive", "package p\n\nfunc F() {\n//line other.go:100\n\tx()\n}\n\nfunc G() {}\n"},
+	{"line directive outside", "package p\n\n//line other.go:100\nfunc F() {\n\tx()\n}\n\n/*line b.go:7:3*/ type T int\n"},
 	{"strings and comments", "package p\n\nfunc F() {\n\ts := \"}{ struct { A int }\" + `\n}\ntype X int\n` + '}'\n\t/* func G() { type Y int } */\n\t_ = s // }\n}\n\nfunc H() {}\n"},
 	{"unicode", "package p\n\nfunc Φ() {\n\tπ2 := 3\n\t_ = π2 + ünïcode\n}\n"},
 	{"bom", "\xef\xbb\xbfpackage p\n\nfunc F() { g() }\n"},
@@ -67,7 +69,6 @@ func TestGoBodies(t *testing.T) {
 func TestGoDeclarationsTaken(t *testing.T) {
 	declined := map[string]bool{
 		"label named like a key": true, // a key named like a branch target after "{"
-		"line directive":         true, // the tokenizer declines
 		"slice and array types":  true, // type D[T any]
 		"syntax error outside":   true, // unbalanced brackets
 	}
@@ -119,11 +120,19 @@ func TestGoBodiesBlanks(t *testing.T) {
 
 func checkGoBodies(t *testing.T, src []byte) {
 	t.Helper()
+	var g goBodies
+	// On any input: no panic, and lines inside the file.
+	syms, _, _ := g.definitions(src, map[string]struct{}{})
+	lines := bytes.Count(src, []byte("\n")) + 1
+	for _, s := range syms {
+		if s.Start < 1 || s.End < s.Start || s.End > lines {
+			t.Errorf("symbol %q lines %d-%d outside 1-%d", s.Name, s.Start, s.End, lines)
+		}
+	}
 	wantSyms, wantRefs, wantOK := goDefinitions(src, map[string]struct{}{})
 	if !wantOK || hasUnusedLabel(src) {
 		return
 	}
-	var g goBodies
 	paths := []struct {
 		name string
 		run  func() ([]Symbol, []string, bool)
