@@ -46,8 +46,9 @@ const classifierVersion = 2
 
 // extractVersion is bumped when extraction code (not a query: those are
 // hashed into cacheVersion) changes what it finds. 2: Lua parses are
-// serialized, so results cached while two could race are dropped.
-const extractVersion = 2
+// serialized, so results cached while two could race are dropped. 3: Go
+// lines ignore //line directives.
+const extractVersion = 3
 
 // cacheMagic opens every cache file.
 const cacheMagic = "ctxtrim-index-cache\n"
