@@ -145,6 +145,38 @@ func Do(attempts int, fn func() error) error {
 	writeFiles(t, dir, m)
 }
 
+// codexRunner runs shell scripts (Codex commands) in one work directory
+// with one CODEX_HOME, inside the namespace, against a stub of a given
+// window; each run gets a fresh stub log and keeps the request bodies.
+type codexRunner struct {
+	ns     *netns
+	work   string
+	env    []string // codexEnv(home)
+	window int      // the stub's context window
+	logDir string
+	n      int
+}
+
+// run runs script and returns its result with the stub's records of the
+// requests it made (readStubInput reads their bodies).
+func (c *codexRunner) run(t *testing.T, script string) (result, []stubRecord) {
+	t.Helper()
+	c.n++
+	logPath := filepath.Join(c.logDir, fmt.Sprintf("stub%d.jsonl", c.n))
+	dump := filepath.Join(c.logDir, fmt.Sprintf("stub%d.d", c.n))
+	if err := os.MkdirAll(dump, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	env := append(append([]string{}, c.env...), stubDumpEnv+"="+dump)
+	r := c.ns.run(t, 3*time.Minute, c.work, env, c.window, logPath, script)
+	recs, err := readStubLog(logPath)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	t.Logf("%s: exit %d in %v; requests: %s", script[:min(len(script), 60)], r.code, r.elapsed.Round(time.Millisecond), summarize(recs))
+	return r, recs
+}
+
 var sessionIDRE = regexp.MustCompile(`session id: ([0-9a-f-]{36})`)
 
 // TestCodexPipe runs "echo task | ctxtrim | codex exec -" against a stub
@@ -173,22 +205,7 @@ func TestCodexPipe(t *testing.T) {
 	writeBigRepo(t, work, 30)
 	git("add", ".")
 	git("commit", "-q", "-m", "shop")
-	logDir := t.TempDir()
-	n := 0
-	// codexRun runs script in the namespace and returns the result with the
-	// stub's records of the requests it made.
-	codexRun := func(t *testing.T, script string) (result, []stubRecord) {
-		t.Helper()
-		n++
-		logPath := filepath.Join(logDir, fmt.Sprintf("stub%d.jsonl", n))
-		r := ns.run(t, 3*time.Minute, work, env, codexWindow, logPath, script)
-		recs, err := readStubLog(logPath)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		t.Logf("%s: exit %d in %v; requests: %s", script[:min(len(script), 60)], r.code, r.elapsed.Round(time.Millisecond), summarize(recs))
-		return r, recs
-	}
+	codexRun := (&codexRunner{ns: ns, work: work, env: env, window: codexWindow, logDir: t.TempDir()}).run
 	q := shellQuote
 	task := "retry.Do drops the request body after the first attempt; fix it."
 

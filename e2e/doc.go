@@ -1,7 +1,10 @@
 // Package e2e holds end-to-end tests that run the real ctxtrim binary with
 // the tools people use it with: pre-commit (through "pre-commit try-repo"
 // against this checkout) and the Codex CLI (against a stub Responses API
-// server on 127.0.0.1, inside a network namespace with loopback only).
+// server on 127.0.0.1, inside a network namespace with loopback only): the
+// pipe into "codex exec", and "codex exec resume" of rollouts pruned by
+// "ctxtrim history" (dropped turns, a compaction, masked outputs), checked
+// on the request Codex then sends.
 //
 // The tests build ctxtrim once per run into a temporary directory. They
 // install what they need from package registries (Debian's pre-commit,

@@ -36,8 +36,9 @@ type stubServer struct {
 	n       atomic.Int64
 }
 
-// stubDumpEnv names a directory where the stub writes every request body,
-// for debugging.
+// stubDumpEnv names a directory where the stub writes every request body
+// (request-N.json, its path logged as the record's Dump), for tests that
+// look at what the model read and for debugging.
 const stubDumpEnv = "CTXTRIM_E2E_STUB_DUMP"
 
 // stubItemOverhead is the per-item framing cost the stub adds (OpenAI
@@ -59,6 +60,9 @@ type stubRecord struct {
 	// LastUserText is the text of the last user message, to identify
 	// which request is which.
 	LastUserText string `json:"last_user_text"`
+	// Dump is the file holding the request body, when the stub was told
+	// to keep bodies (stubDumpEnv).
+	Dump string `json:"dump,omitempty"`
 }
 
 type stubItemInfo struct {
@@ -71,8 +75,11 @@ type stubItemInfo struct {
 func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rec := stubRecord{N: s.n.Add(1), Path: r.URL.Path, BodyBytes: len(body)}
-	if dir := os.Getenv(stubDumpEnv); dir != "" { // debugging aid: keep the raw requests
-		os.WriteFile(filepath.Join(dir, fmt.Sprintf("request-%d.json", rec.N)), body, 0o644)
+	if dir := os.Getenv(stubDumpEnv); dir != "" {
+		rec.Dump = filepath.Join(dir, fmt.Sprintf("request-%d.json", rec.N))
+		if err := os.WriteFile(rec.Dump, body, 0o644); err != nil {
+			rec.Dump = ""
+		}
 	}
 	defer func() {
 		s.mu.Lock()
@@ -239,4 +246,37 @@ func readStubLog(path string) ([]stubRecord, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// stubInputItem is one input item of a request, as far as the tests read it.
+type stubInputItem struct {
+	Type    string          `json:"type"`
+	Role    string          `json:"role"`
+	CallID  string          `json:"call_id"`
+	Name    string          `json:"name"`
+	Content json.RawMessage `json:"content"`
+	Output  json.RawMessage `json:"output"`
+}
+
+// Text is the item's message content or tool output as the model reads it.
+func (it stubInputItem) Text() string {
+	return strings.Join(append(textOf(it.Content), textOf(it.Output)...), "")
+}
+
+// readStubInput returns the input items of a request the stub dumped.
+func readStubInput(rec stubRecord) ([]stubInputItem, error) {
+	if rec.Dump == "" {
+		return nil, fmt.Errorf("request %d: the stub kept no body (set %s)", rec.N, stubDumpEnv)
+	}
+	data, err := os.ReadFile(rec.Dump)
+	if err != nil {
+		return nil, err
+	}
+	var req struct {
+		Input []stubInputItem `json:"input"`
+	}
+	if err := json.Unmarshal(data, &req); err != nil {
+		return nil, fmt.Errorf("request %d: %w", rec.N, err)
+	}
+	return req.Input, nil
 }
