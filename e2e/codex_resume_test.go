@@ -45,7 +45,8 @@ type resumeCase struct {
 //     share of it (U minus ctxtrim's count of the history);
 //  2. the stub's window is set to the budget plus Codex's share plus
 //     codexMargin, which the unpruned request must exceed;
-//  3. the pruned rollout replaces it and is resumed with the same prompt:
+//  3. the pruned rollout replaces it and is resumed with the same prompt,
+//     Codex configured with that window:
 //     Codex must exit 0 after one request, accepted within the window, in
 //     which every function_call has its function_call_output (as the
 //     pruned rollout has it, not a stand-in Codex made up), no call that
@@ -106,7 +107,7 @@ func TestCodexResumePruned(t *testing.T) {
 				t.Fatalf("the case wants dropped turns %v and a compaction %v; got %d dropped, compaction %v", tc.dropped, tc.compacted, dropped, compacted)
 			}
 
-			home := codexHome(t, codexModel, codexWindow, codexAutoCompact)
+			home := codexHome(t, codexModel, 1<<20, 1<<20)
 			session, rolloutPath := installRollout(t, home, original)
 			runner := &codexRunner{ns: ns, work: t.TempDir(), env: codexEnv(home), window: 1 << 30, logDir: t.TempDir()}
 			resume := shellQuote(codex) + " exec --skip-git-repo-check resume " + session + " 'What next?' </dev/null"
@@ -131,7 +132,10 @@ func TestCodexResumePruned(t *testing.T) {
 				t.Fatalf("the unpruned request (%d tokens) fits the window %d: the case tests nothing", unpruned.Tokens, runner.window)
 			}
 
-			// 3. Pruned, against the window.
+			// 3. Pruned, against the window, which Codex now knows too
+			// (auto-compaction only beyond it, so that the one request
+			// sent is the pruned history).
+			writeCodexConfig(t, home, codexModel, runner.window, runner.window)
 			if err := os.WriteFile(rolloutPath, []byte(pruned), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -56,6 +56,14 @@ func needCodex(t *testing.T) string {
 func codexHome(t *testing.T, model string, window, autoCompact int) string {
 	t.Helper()
 	home := t.TempDir()
+	writeCodexConfig(t, home, model, window, autoCompact)
+	return home
+}
+
+// writeCodexConfig writes home/config.toml: the stub as the only provider,
+// model with the given context window and auto-compaction limit.
+func writeCodexConfig(t *testing.T, home, model string, window, autoCompact int) {
+	t.Helper()
 	cfg := fmt.Sprintf(`model = %q
 model_provider = "stub"
 model_context_window = %d
@@ -82,7 +90,6 @@ apps = false
 	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return home
 }
 
 func codexEnv(home string) []string {
