@@ -144,7 +144,11 @@ func reportPrune(w io.Writer, conv *history.Conversation, res *history.Result, d
 	}
 	fmt.Fprintf(w, "history: %s %d tokens", verb, res.After)
 	if res.DroppedTurns > 0 {
-		fmt.Fprintf(w, ", %d turns dropped", res.DroppedTurns)
+		noun := "turns"
+		if res.DroppedTurns == 1 {
+			noun = "turn"
+		}
+		fmt.Fprintf(w, ", %d %s dropped", res.DroppedTurns, noun)
 	}
 	fmt.Fprintln(w)
 }
