@@ -107,7 +107,7 @@ for r in "${repos[@]}"; do
 		done
 	fi
 	for v in warm warm-all; do
-		awk -v v="$v" -v a="$(median $v 1)" -v b="$(median cat 1)" 'BEGIN{if (b > 0) printf "         %-8s wall / cat wall   = %.2f (goal <= 3)\n", v, a/b; else print "         wall / cat wall: below timer resolution"}'
+		awk -v v="$v" -v a="$(median $v 1)" -v b="$(median cat 1)" 'BEGIN{if (b > 0) printf "         %-8s wall / cat wall   = %.2f (goal <= 3)\n", v, a/b; else printf "         %-8s wall / cat wall: below timer resolution\n", v}'
 		awk -v v="$v" -v a="$(median $v 2)" -v b="$(median cat 2)" 'BEGIN{if (b > 0) printf "         %-8s CPU / cat CPU     = %.2f\n", v, a/b}'
 	done
 done
