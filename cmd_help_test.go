@@ -11,7 +11,7 @@ import (
 // and exits 0, before any other check runs.
 func TestCommandHelp(t *testing.T) {
 	isolateConfig(t)
-	for _, name := range []string{"count", "models", "fit", "split", "history", "check"} {
+	for _, name := range []string{"count", "models", "fit", "split", "history", "check", "index", "select"} {
 		for _, h := range []string{"-h", "--help"} {
 			t.Run(name+h, func(t *testing.T) {
 				stdout, stderr, code := runBuf(t, "", name, "-nonsense-after-help-is-ignored=0", h)
@@ -22,7 +22,11 @@ func TestCommandHelp(t *testing.T) {
 				if code != exitOK || stdout != "" {
 					t.Fatalf("exit %d, stdout %q; want 0 and nothing", code, stdout)
 				}
-				if !strings.HasPrefix(stderr, "usage: ctxtrim "+name) {
+				synopsis := "usage: ctxtrim " + name
+				if name == "select" { // the default command
+					synopsis = "usage: ctxtrim [select]"
+				}
+				if !strings.HasPrefix(stderr, synopsis) {
 					t.Errorf("help does not open with the synopsis:\n%s", stderr)
 				}
 				if !strings.Contains(stderr, "\n\nflags:\n  -") {

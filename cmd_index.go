@@ -76,7 +76,6 @@ func statusName(s slicer.Status) string {
 
 func runIndex(e *env, args []string) int {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
 	repo := fs.String("repo", ".", "repository or directory to index (any subdirectory of a work tree)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, with the file and skip lists")
 	explain := fs.Bool("explain", false, "list every skipped file with its reason")
@@ -85,20 +84,14 @@ func runIndex(e *env, args []string) int {
 	maxSize := fs.Int64("max-file-size", 0, "skip files larger than this many bytes (0: 1 MiB, negative: no limit)")
 	jobs := fs.Int("jobs", 0, "parallel extraction workers (0: one per CPU)")
 	verbose := fs.Bool("v", false, "log per-file problems to stderr")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: ctxtrim index [--repo DIR] [--json] [--explain] [--all] [--no-cache]")
-		fmt.Fprintln(e.stderr, "\nIndexes the repository (tracked and untracked, non-ignored files) and prints a summary:")
-		fmt.Fprintln(e.stderr, "files, languages, symbols, estimated tokens, and skipped files by reason.")
-		fs.PrintDefaults()
+	pos, code, ok := parseFlags(e, fs, args, "ctxtrim index [-repo DIR] [-json] [-explain] [-all] [-no-cache]",
+		`Indexes the repository (tracked and untracked, non-ignored files) and prints a summary:
+files, languages, symbols, estimated tokens, and skipped files by reason.`)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		return e.fail(exitUsage, fmt.Errorf("index: unexpected argument %q (use --repo DIR)", fs.Arg(0)))
+	if len(pos) > 0 {
+		return e.fail(exitUsage, fmt.Errorf("index: unexpected argument %q (use -repo DIR)", pos[0]))
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -108,27 +101,9 @@ func runIndex(e *env, args []string) int {
 		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
 	}
 	start := time.Now()
-	shown := false
-	tty := isTerminal(e.stderr)
-	mc := newMemoryCap()
-	defer mc.restore()
-	opts.Progress = func(done, total int) {
-		mc.update()
-		if !tty || time.Since(start) < progressDelay {
-			return
-		}
-		shown = true
-		fmt.Fprintf(e.stderr, "\rindexing %d/%d files", done, total)
-	}
-	ix, err := slicer.NewIndex(ctx, opts)
-	if shown {
-		fmt.Fprint(e.stderr, "\r\033[K")
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return exitInterrupt
-		}
-		return e.fail(exitError, err)
+	ix, code := buildIndex(ctx, e, opts)
+	if ix == nil {
+		return code
 	}
 	sum := summarize(ix, time.Since(start))
 	if *asJSON {
@@ -228,6 +203,36 @@ func printSummary(w io.Writer, s *indexSummary, ix *slicer.Index, explain bool) 
 		return tw.Flush()
 	}
 	return nil
+}
+
+// buildIndex runs slicer.NewIndex for a command: progress on stderr when it
+// is a terminal and indexing takes longer than progressDelay, and a soft
+// memory limit while it runs. On failure it reports the error and returns a
+// nil index with the exit code.
+func buildIndex(ctx context.Context, e *env, opts *slicer.IndexOptions) (*slicer.Index, int) {
+	start, shown := time.Now(), false
+	tty := isTerminal(e.stderr)
+	mc := newMemoryCap()
+	defer mc.restore()
+	opts.Progress = func(done, total int) {
+		mc.update()
+		if !tty || time.Since(start) < progressDelay {
+			return
+		}
+		shown = true
+		fmt.Fprintf(e.stderr, "\rindexing %d/%d files", done, total)
+	}
+	ix, err := slicer.NewIndex(ctx, opts)
+	if shown {
+		fmt.Fprint(e.stderr, "\r\033[K")
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, exitInterrupt
+		}
+		return nil, e.fail(exitError, err)
+	}
+	return ix, exitOK
 }
 
 // isTerminal reports whether w is a terminal (progress goes only there).

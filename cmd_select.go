@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"golang.org/x/term"
 
@@ -24,22 +23,21 @@ func init() {
 	commands["select"] = command{summary: "select repository context for a task, within a token budget (the default)", run: runSelect}
 }
 
-const selectUsage = `usage: ctxtrim [select] [flags] [TASK...] [< task]
-
-Reads a task (the arguments, or stdin), selects the files and definitions of
+// selectSynopsis and selectHelp are the select command's help.
+const (
+	selectSynopsis = "ctxtrim [select] [flags] [TASK...] [< task]"
+	selectHelp     = `Reads a task (the arguments, or stdin), selects the files and definitions of
 the repository it needs, and writes one prompt: the task, a note on what was
 left out, then the context, whose rendered size counted with the model's
 tokenizer is at most the budget. Always.
 
-  echo "retry on 503 loses the request body" | ctxtrim --model gpt-5-codex > prompt.md
-  echo "..." | ctxtrim --budget 16000 | codex exec -
-  ctxtrim --format paths --budget 8000 "fix the flaky TestRetry"
+  echo "retry on 503 loses the request body" | ctxtrim -model gpt-5-codex > prompt.md
+  echo "..." | ctxtrim -budget 16000 | codex exec -
+  ctxtrim -format paths -budget 8000 "fix the flaky TestRetry"
 
 Exit status: 0 on success, 2 on a usage error, 5 when the task alone does
-not fit the budget (split it with ctxtrim split), 1 on other failures.
-
-Flags:
-`
+not fit the budget (split it with ctxtrim split), 1 on other failures.`
+)
 
 // explainFlag is -explain (text) or -explain=json.
 type explainFlag struct{ mode string }
@@ -62,11 +60,6 @@ func (x *explainFlag) Set(s string) error {
 
 func runSelect(e *env, args []string) int {
 	fs := flag.NewFlagSet("select", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprint(e.stderr, selectUsage)
-		fs.PrintDefaults()
-	}
 	var bf budgetFlags
 	bf.register(fs)
 	repo := fs.String("repo", ".", "repository (or directory) `DIR` to select from")
@@ -76,18 +69,16 @@ func runSelect(e *env, args []string) int {
 	verbose := fs.Bool("v", false, "report progress and skipped files on stderr")
 	var explain explainFlag
 	fs.Var(&explain, "explain", "explain the ranking and the budget on stderr; -explain=json for JSON")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	words, code, ok := parseFlags(e, fs, args, selectSynopsis, selectHelp)
+	if !ok {
+		return code
 	}
 	switch *format {
 	case slicer.FormatMarkdown, slicer.FormatXML, slicer.FormatJSON, slicer.FormatPaths:
 	default:
 		return e.fail(exitUsage, fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", *format))
 	}
-	task := strings.Join(fs.Args(), " ")
+	task := strings.Join(words, " ")
 	if task == "" || task == "-" {
 		if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return e.fail(exitUsage, errors.New("no task: pass it as arguments or on stdin (ctxtrim -h for help)"))
@@ -122,26 +113,9 @@ func runSelect(e *env, args []string) int {
 	if *verbose {
 		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
 	}
-	iopts := &slicer.IndexOptions{Dir: dir, Logf: logf}
-	start, shown := time.Now(), false
-	if isTerminal(e.stderr) { // progress only on a terminal, after a delay
-		iopts.Progress = func(done, total int) {
-			if time.Since(start) < progressDelay {
-				return
-			}
-			shown = true
-			fmt.Fprintf(e.stderr, "\rindexing %d/%d files", done, total)
-		}
-	}
-	ix, err := slicer.NewIndex(ctx, iopts)
-	if shown {
-		fmt.Fprint(e.stderr, "\r\033[K")
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return exitInterrupt
-		}
-		return e.fail(exitError, err)
+	ix, code := buildIndex(ctx, e, &slicer.IndexOptions{Dir: dir, Logf: logf})
+	if ix == nil {
+		return code
 	}
 	sel, err := slicer.Select(ctx, ix, task, c, &slicer.SelectOptions{
 		Budget:         limit,
