@@ -24,7 +24,11 @@
 // record (session_meta, turn_context, event_msg, world_state, record types
 // not yet known, and everything before the last compaction) through
 // unchanged, so the result is still a rollout Codex can resume (checked
-// with Codex CLI 0.171 by scripts/history-codex-resume.sh). A remote
+// with Codex CLI 0.171 by scripts/history-codex-resume.sh). One exception:
+// Codex restores its token usage from the last token_count record and
+// auto-compacts on resume when that is over its limit, so a pruned rollout
+// gets that record's last_token_usage lowered by the tokens pruned before
+// it (usage.go says why this rather than dropping the records). A remote
 // compaction's "compaction" item and Codex's ghost snapshots (undo state,
 // never sent to the model) are never dropped. After a compaction without
 // replacement_history (older Codex), Codex rebuilds the history from the

@@ -59,8 +59,9 @@ func (c *Conversation) itemsArray() []byte {
 }
 
 // rolloutBytes rebuilds the rollout: response_item lines of dropped items
-// are removed, edited ones get their new payload, and the compacted record
-// gets its new replacement_history (and the matching metadata entries).
+// are removed, edited ones get their new payload, the compacted record
+// gets its new replacement_history (and the matching metadata entries), and
+// the last token_count record its lowered last_token_usage (usage.go).
 func (c *Conversation) rolloutBytes() ([]byte, error) {
 	payload := map[int]json.RawMessage{} // line → new payload
 	var hist, meta []json.RawMessage
@@ -108,6 +109,12 @@ func (c *Conversation) rolloutBytes() ([]byte, error) {
 				pm = set(pm, "replacement_history_metadata", encodeArray(meta))
 			}
 			l = encodeObject(set(ms, "payload", encodeObject(pm)))
+		} else if i == c.usageLine && c.usageCut > 0 {
+			u, err := rewriteUsage(l, c.usageCut, c.usageFloor)
+			if err != nil {
+				return nil, fmt.Errorf("rollout line %d: token_count: %w", i+1, err)
+			}
+			l = u
 		}
 		if i > 0 {
 			b.WriteByte('\n')

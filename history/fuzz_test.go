@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -26,6 +27,11 @@ func addSeeds(f *testing.F) {
 	f.Add([]byte(`[{"role":"tool","tool_call_id":"x","content":"orphan"}]`), 10)
 	f.Add([]byte(`{"messages":[{"role":"user","content":[{"type":"tool_result"}]}]}`), 10)
 	f.Add([]byte("{\"type\":\"compacted\",\"payload\":{\"replacement_history\":[{\"type\":\"reasoning\"}]}}\n"), 10)
+	f.Add([]byte(`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"q1 with a long question about many things"}]}}
+{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"a long answer about many other things"}]}}
+{"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"total_tokens":900},"last_token_usage":{"input_tokens":400,"cached_input_tokens":390,"total_tokens":420}}}}
+{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"q2"}]}}
+`), 30)
 }
 
 // FuzzParse: any input is an error or a conversation that encodes back to
@@ -80,5 +86,31 @@ func FuzzPrune(f *testing.F) {
 				t.Fatalf("valid input, invalid output: %v", err)
 			}
 		}
+		// Codex's last usage record stays, never raised.
+		if c.shape != shapeRollout {
+			return
+		}
+		if (c.usageLine < 0) != (re.usageLine < 0) {
+			t.Fatalf("last token_count record: line %d in the input, %d in the output", c.usageLine, re.usageLine)
+		}
+		if c.usageLine >= 0 {
+			if a, b := lastTotal(c.lines[c.usageLine]), lastTotal(re.lines[re.usageLine]); b > a || b < 0 {
+				t.Fatalf("last token_count total %d → %d", a, b)
+			}
+		}
 	})
+}
+
+// lastTotal reads last_token_usage.total_tokens from a token_count record
+// the way the package does (first key wins).
+func lastTotal(line []byte) int64 {
+	ms, _ := parseObject(line)
+	pm, _ := parseObject(get(ms, "payload"))
+	info, _ := parseObject(get(pm, "info"))
+	last, _ := parseObject(get(info, "last_token_usage"))
+	n, err := strconv.ParseInt(string(get(last, "total_tokens")), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
 }

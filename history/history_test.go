@@ -396,18 +396,31 @@ func checkRollout(t *testing.T, in, out *Conversation) {
 	t.Helper()
 	keep := map[string]bool{}
 	for i, l := range in.lines {
-		if i != in.compactLine && !in.isResponseItemLine(i) {
+		if i != in.compactLine && i != in.usageLine && !in.isResponseItemLine(i) {
 			keep[string(l)] = true
 		}
 	}
 	got := map[string]bool{}
 	for i, l := range out.lines {
-		if i != out.compactLine && !out.isResponseItemLine(i) {
+		if i != out.compactLine && i != out.usageLine && !out.isResponseItemLine(i) {
 			got[string(l)] = true
 		}
 	}
 	if d := cmp.Diff(keep, got); d != "" {
 		t.Fatalf("non-history rollout lines changed (-in +out):\n%s", d)
+	}
+	if (in.usageLine < 0) != (out.usageLine < 0) {
+		t.Fatalf("last token_count record: line %d in the input, %d in the output", in.usageLine, out.usageLine)
+	}
+	if in.usageLine >= 0 {
+		// Only last_token_usage may change, and only downwards.
+		a, b := usageOf(t, in.lines[in.usageLine]), usageOf(t, out.lines[out.usageLine])
+		if b.total > a.total || b.input > a.input || a.total-b.total != a.input-b.input {
+			t.Fatalf("last token_count: total %d → %d, input %d → %d; want both lowered by the same amount", a.total, b.total, a.input, b.input)
+		}
+		if d := cmp.Diff(a.rest, b.rest); d != "" {
+			t.Fatalf("last token_count: more than last_token_usage changed (-in +out):\n%s", d)
+		}
 	}
 	if in.meta != nil && len(out.meta) != countElems(out) {
 		t.Fatalf("replacement_history_metadata has %d entries for %d items", len(out.meta), countElems(out))

@@ -65,6 +65,16 @@ type Conversation struct {
 	histStart   int      // first line after the last compacted record (0 without one)
 	compactLine int      // that compacted record's line if it has replacement_history, else -1
 	meta        []json.RawMessage
+	// usageLine is the last event_msg token_count record with usage info
+	// (the one Codex restores its token usage from on resume), or -1.
+	usageLine int
+	// usageCut is what pruning removed, in tokens, from the items before
+	// usageLine: the request that record describes shrinks by that much
+	// (see rewriteUsage).
+	usageCut int
+	// usageFloor is ctxtrim's count of the fixed part and the items left
+	// before usageLine: the rewritten count never goes below it.
+	usageFloor int
 }
 
 // item is one message or Responses item.
@@ -563,7 +573,7 @@ func isCodexContext(content json.RawMessage) bool {
 // the response_item records after it; those are the items. Every other
 // record, and every record before that compaction, is kept as it is.
 func parseRollout(src []byte) (*Conversation, error) {
-	c := &Conversation{src: src, shape: shapeRollout, format: FormatCodex, compactLine: -1}
+	c := &Conversation{src: src, shape: shapeRollout, format: FormatCodex, compactLine: -1, usageLine: -1}
 	body := src
 	if len(body) > 0 && body[len(body)-1] == '\n' {
 		body = body[:len(body)-1]
@@ -589,6 +599,9 @@ func parseRollout(src []byte) (*Conversation, error) {
 			if pm, err := parseObject(recs[i].payload); err == nil && kindOf(get(pm, "replacement_history")) == '[' {
 				c.compactLine = i
 			}
+		}
+		if t == "event_msg" && isUsageRecord(recs[i].payload) {
+			c.usageLine = i
 		}
 		if t == "session_meta" {
 			var p struct {

@@ -150,6 +150,13 @@ func Prune(conv *Conversation, limit int, c budget.Counter, opts *Options) (*Res
 		return nil, s.noFit()
 	}
 	out := s.build()
+	// conv may itself be pruned already: its lines are still the input's,
+	// so the cuts add up.
+	cut, floor := usageCut(s.a, conv, out)
+	out.usageCut, out.usageFloor = conv.usageCut+cut, floor
+	if cut > 0 {
+		s.logf("history: codex: the last token_count record (line %d) loses the %d tokens pruned before it", conv.usageLine+1, cut)
+	}
 	res.Conversation = out
 	res.Removed = s.removed
 	res.DroppedTurns = s.droppedTurns
