@@ -3,8 +3,9 @@
 // against this checkout) and the Codex CLI (against a stub Responses API
 // server on 127.0.0.1, inside a network namespace with loopback only): the
 // pipe into "codex exec", and "codex exec resume" of rollouts pruned by
-// "ctxtrim history" (dropped turns, a compaction, masked outputs), checked
-// on the request Codex then sends.
+// "ctxtrim history" (dropped turns, a compaction, masked outputs, and a
+// session whose stale token count would make Codex compact on resume),
+// checked on the requests Codex then sends.
 //
 // The tests build ctxtrim once per run into a temporary directory. They
 // install what they need from package registries (Debian's pre-commit,
