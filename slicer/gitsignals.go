@@ -150,22 +150,15 @@ func readHistory(ctx context.Context, repo *git.Repository, max int) (*history, 
 // touched it, normalized so the best file has 1.
 func (h *history) recency(lk *lookup, n int) []float64 {
 	out := make([]float64, n)
-	best := 0.0
 	for d, paths := range h.commits {
 		w := math.Exp(-float64(d) / recencyScale)
 		for _, p := range paths {
 			if i, ok := lk.byPath[p]; ok {
 				out[i] += w
-				best = math.Max(best, out[i])
 			}
 		}
 	}
-	if best > 0 {
-		for i := range out {
-			out[i] /= best
-		}
-	}
-	return out
+	return scaleToMax(out)
 }
 
 // coChange scores each file by how often it changed together with the
@@ -217,14 +210,5 @@ func (h *history) coChange(lk *lookup, n int, seeds []int, weight []float64) []f
 			out[f] += weight[k] * float64(c) / float64(touched[s])
 		}
 	}
-	best := 0.0
-	for _, v := range out {
-		best = math.Max(best, v)
-	}
-	if best > 0 {
-		for i := range out {
-			out[i] /= best
-		}
-	}
-	return out
+	return scaleToMax(out)
 }

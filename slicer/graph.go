@@ -173,14 +173,5 @@ func (g *graph) pageRank(seed []float64) []float64 {
 			next[g.to[k]] += share * g.w[k]
 		}
 	}
-	best := 0.0
-	for _, v := range next {
-		best = math.Max(best, v)
-	}
-	if best > 0 {
-		for i := range next {
-			next[i] /= best
-		}
-	}
-	return next
+	return scaleToMax(next)
 }

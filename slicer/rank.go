@@ -358,7 +358,6 @@ func bm25(ix *Index, q *query, stats []fileStats) []float64 {
 	for k := range q.terms {
 		qw[k] = 1 + math.Log(float64(q.qtf[k]))
 	}
-	best := 0.0
 	for i := range ix.Files {
 		s := 0.0
 		if st := &stats[i]; st.read && st.length > 0 {
@@ -380,14 +379,8 @@ func bm25(ix *Index, q *query, stats []fileStats) []float64 {
 			s += pathFieldWeight * qw[k] * idf(pdf[k], float64(n)) * tf * (bm25K1 + 1) / (tf + norm)
 		}
 		out[i] = s
-		best = math.Max(best, s)
 	}
-	if best > 0 {
-		for i := range out {
-			out[i] /= best
-		}
-	}
-	return out
+	return scaleToMax(out)
 }
 
 // mentionTarget is one file a mention points at.
@@ -810,4 +803,19 @@ func topSeeds(v []float64, k int) []float64 {
 		out[i] = v[i]
 	}
 	return out
+}
+
+// scaleToMax divides xs in place by its largest value, so that the best
+// item scores 1, and returns it; with no positive value it is unchanged.
+func scaleToMax(xs []float64) []float64 {
+	best := 0.0
+	for _, v := range xs {
+		best = math.Max(best, v)
+	}
+	if best > 0 {
+		for i := range xs {
+			xs[i] /= best
+		}
+	}
+	return xs
 }
