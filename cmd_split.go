@@ -15,23 +15,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/go-git/go-git/v5"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
-	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/utils/diff"
-	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"github.com/ctxtrim/ctxtrim/split"
 )
@@ -242,14 +232,24 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 	switch {
 	case f.diffRange != "":
 		var text string
-		text, err = gitRangeDiff(f.dir, f.diffRange)
+		text, err = split.RangeDiff(f.dir, f.diffRange)
+		if errors.Is(err, split.ErrBadRange) {
+			err = fmt.Errorf("split: -diff wants REV..REV or REV...REV, got %q", f.diffRange)
+		}
 		in = split.Input{Kind: split.Diff, Sources: []split.Source{{Name: f.diffRange, Text: text}}}
 	case f.staged:
 		var text string
-		text, err = gitStagedDiff(f.dir)
+		text, err = split.StagedDiff(f.dir)
 		in = split.Input{Kind: split.Diff, Sources: []split.Source{{Name: "staged", Text: text}}}
 	case len(f.files) > 0:
-		in, err = readGlobs(e, f.dir, f.files, !f.noIgnore)
+		for _, p := range f.files {
+			if !doublestar.ValidatePattern(p) {
+				return in, exitError, fmt.Errorf("split: bad -files pattern %q", p)
+			}
+		}
+		var skipped []split.Skip
+		in, skipped, err = split.ReadFiles(f.dir, f.files, f.noIgnore)
+		reportSkips(e, skipped)
 	default:
 		name, r := "-", e.stdin
 		if len(args) == 1 && args[0] != "-" {
@@ -394,329 +394,21 @@ func jsonIndent(v any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// readGlobs reads the regular, non-binary files under dir matching any of
-// the patterns, sorted by path. Binary files are reported and left out, and
-// so, when dir is in a git work tree and ignore is set, are files that its
-// .gitignore files ignore.
-func readGlobs(e *env, dir string, patterns []string, ignore bool) (split.Input, error) {
-	in := split.Input{Kind: split.Files}
-	fsys := os.DirFS(dir)
-	seen := map[string]bool{}
-	var paths []string
-	for _, p := range patterns {
-		if !doublestar.ValidatePattern(p) {
-			return in, fmt.Errorf("split: bad -files pattern %q", p)
-		}
-		matches, err := doublestar.Glob(fsys, p, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
-		if err != nil {
-			return in, fmt.Errorf("glob %q: %w", p, err)
-		}
-		for _, m := range matches {
-			if !seen[m] && !strings.HasPrefix(m, ".git/") {
-				seen[m] = true
-				paths = append(paths, m)
-			}
-		}
-	}
-	if ignore {
-		kept, ignored, err := dropIgnored(dir, paths)
-		if err != nil {
-			return in, err
-		}
-		if ignored > 0 {
-			fmt.Fprintf(e.stderr, "ctxtrim: left out %d files that .gitignore ignores (-no-ignore keeps them)\n", ignored)
-		}
-		paths = kept
-	}
-	if len(paths) == 0 {
-		return in, fmt.Errorf("split: no file matches %s", strings.Join(patterns, ", "))
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		b, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return in, fmt.Errorf("read %s: %w", p, err)
-		}
-		if bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
-			fmt.Fprintf(e.stderr, "ctxtrim: skipping binary file %s\n", p)
-			continue
-		}
-		in.Sources = append(in.Sources, split.Source{Name: p, Text: string(b)})
-	}
-	if len(in.Sources) == 0 {
-		return in, fmt.Errorf("split: every file matching %s is binary", strings.Join(patterns, ", "))
-	}
-	return in, nil
-}
-
-// dropIgnored removes from paths (relative to dir) the files ignored by
-// the .gitignore files of the work tree holding dir. Outside a work tree it
-// keeps every path.
-func dropIgnored(dir string, paths []string) (kept []string, ignored int, err error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return paths, 0, nil
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("open repository %s: %w", dir, err)
-	}
-	wt, err := r.Worktree()
-	if errors.Is(err, git.ErrIsBareRepository) {
-		return paths, 0, nil
-	}
-	if err != nil {
-		return nil, 0, fmt.Errorf("open work tree of %s: %w", dir, err)
-	}
-	ps, err := gitignore.ReadPatterns(wt.Filesystem, nil)
-	if err != nil {
-		return nil, 0, fmt.Errorf("read .gitignore files: %w", err)
-	}
-	m := gitignore.NewMatcher(ps)
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, 0, err
-	}
-	root := wt.Filesystem.Root()
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	for _, p := range paths {
-		rel, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(p)))
-		if err == nil && m.Match(strings.Split(filepath.ToSlash(rel), "/"), false) {
+// reportSkips tells on stderr which files split.ReadFiles left out: the
+// number ignored by .gitignore, then each binary file.
+func reportSkips(e *env, skipped []split.Skip) {
+	ignored := 0
+	for _, s := range skipped {
+		if s.Reason == split.SkipIgnored {
 			ignored++
-			continue
 		}
-		kept = append(kept, p)
 	}
-	return kept, ignored, nil
-}
-
-func openRepo(dir string) (*git.Repository, error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	if ignored > 0 {
+		fmt.Fprintf(e.stderr, "ctxtrim: left out %d files that .gitignore ignores (-no-ignore keeps them)\n", ignored)
 	}
-	return r, nil
-}
-
-func resolveCommit(r *git.Repository, rev string) (*object.Commit, error) {
-	h, err := r.ResolveRevision(plumbing.Revision(rev))
-	if err != nil {
-		return nil, fmt.Errorf("resolve %q: %w", rev, err)
-	}
-	c, err := r.CommitObject(*h)
-	if err != nil {
-		return nil, fmt.Errorf("read commit %s: %w", rev, err)
-	}
-	return c, nil
-}
-
-// gitRangeDiff returns the unified diff of REV..REV, or of REV...REV from
-// the merge base, read with go-git.
-func gitRangeDiff(dir, spec string) (string, error) {
-	from, to, ok := strings.Cut(spec, "...")
-	mergeBase := ok
-	if !ok {
-		from, to, ok = strings.Cut(spec, "..")
-	}
-	if !ok || from == "" || to == "" {
-		return "", fmt.Errorf("split: -diff wants REV..REV or REV...REV, got %q", spec)
-	}
-	r, err := openRepo(dir)
-	if err != nil {
-		return "", err
-	}
-	a, err := resolveCommit(r, from)
-	if err != nil {
-		return "", err
-	}
-	b, err := resolveCommit(r, to)
-	if err != nil {
-		return "", err
-	}
-	if mergeBase {
-		bases, err := a.MergeBase(b)
-		if err != nil {
-			return "", fmt.Errorf("merge base of %s and %s: %w", from, to, err)
+	for _, s := range skipped {
+		if s.Reason == split.SkipBinary {
+			fmt.Fprintf(e.stderr, "ctxtrim: skipping binary file %s\n", s.Path)
 		}
-		if len(bases) == 0 {
-			return "", fmt.Errorf("%s and %s have no merge base", from, to)
-		}
-		a = bases[0]
 	}
-	p, err := a.Patch(b)
-	if err != nil {
-		return "", fmt.Errorf("diff %s: %w", spec, err)
-	}
-	var buf bytes.Buffer
-	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(p); err != nil {
-		return "", fmt.Errorf("encode diff %s: %w", spec, err)
-	}
-	return buf.String(), nil
 }
-
-// gitStagedDiff returns the unified diff from HEAD to the git index.
-func gitStagedDiff(dir string) (string, error) {
-	r, err := openRepo(dir)
-	if err != nil {
-		return "", err
-	}
-	idx, err := r.Storer.Index()
-	if err != nil {
-		return "", fmt.Errorf("read index: %w", err)
-	}
-	head := map[string]stagedFile{}
-	if ref, err := r.Head(); err == nil {
-		c, err := r.CommitObject(ref.Hash())
-		if err != nil {
-			return "", fmt.Errorf("read HEAD: %w", err)
-		}
-		tree, err := c.Tree()
-		if err != nil {
-			return "", fmt.Errorf("read HEAD tree: %w", err)
-		}
-		err = tree.Files().ForEach(func(f *object.File) error {
-			head[f.Name] = stagedFile{f.Hash, f.Mode, f.Name}
-			return nil
-		})
-		if err != nil {
-			return "", fmt.Errorf("walk HEAD tree: %w", err)
-		}
-	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return "", fmt.Errorf("read HEAD: %w", err)
-	}
-	staged := map[string]stagedFile{}
-	for _, en := range idx.Entries {
-		if en.Mode == filemode.Submodule {
-			continue
-		}
-		staged[en.Name] = stagedFile{en.Hash, en.Mode, en.Name}
-	}
-	names := map[string]bool{}
-	for n := range head {
-		names[n] = true
-	}
-	for n := range staged {
-		names[n] = true
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	var patch stagedPatch
-	for _, n := range sorted {
-		a, inHead := head[n]
-		b, inIndex := staged[n]
-		if inHead && inIndex && a.hash == b.hash && a.mode == b.mode {
-			continue
-		}
-		fp := &stagedFilePatch{}
-		var from, to string
-		if inHead {
-			fp.from = &a
-			if from, err = blobText(r, a.hash); err != nil {
-				return "", err
-			}
-		}
-		if inIndex {
-			fp.to = &b
-			if to, err = blobText(r, b.hash); err != nil {
-				return "", err
-			}
-		}
-		fp.binary = strings.IndexByte(from, 0) >= 0 || strings.IndexByte(to, 0) >= 0
-		if !fp.binary {
-			for _, d := range diff.Do(from, to) {
-				op := fdiff.Equal
-				switch d.Type {
-				case diffmatchpatch.DiffInsert:
-					op = fdiff.Add
-				case diffmatchpatch.DiffDelete:
-					op = fdiff.Delete
-				}
-				fp.chunks = append(fp.chunks, stagedChunk{d.Text, op})
-			}
-		}
-		patch = append(patch, fp)
-	}
-	var buf bytes.Buffer
-	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(patch); err != nil {
-		return "", fmt.Errorf("encode staged diff: %w", err)
-	}
-	return buf.String(), nil
-}
-
-func blobText(r *git.Repository, h plumbing.Hash) (string, error) {
-	b, err := r.BlobObject(h)
-	if err != nil {
-		return "", fmt.Errorf("read blob %s: %w", h, err)
-	}
-	rd, err := b.Reader()
-	if err != nil {
-		return "", fmt.Errorf("read blob %s: %w", h, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return "", fmt.Errorf("read blob %s: %w", h, err)
-	}
-	return string(data), nil
-}
-
-// The staged* types implement go-git's diff.Patch for HEAD → index.
-type stagedFile struct {
-	hash plumbing.Hash
-	mode filemode.FileMode
-	path string
-}
-
-func (f *stagedFile) Hash() plumbing.Hash     { return f.hash }
-func (f *stagedFile) Mode() filemode.FileMode { return f.mode }
-func (f *stagedFile) Path() string            { return f.path }
-
-type stagedChunk struct {
-	content string
-	op      fdiff.Operation
-}
-
-func (c stagedChunk) Content() string       { return c.content }
-func (c stagedChunk) Type() fdiff.Operation { return c.op }
-
-type stagedFilePatch struct {
-	from, to *stagedFile
-	binary   bool
-	chunks   []stagedChunk
-}
-
-func (p *stagedFilePatch) IsBinary() bool { return p.binary }
-func (p *stagedFilePatch) Files() (from, to fdiff.File) {
-	if p.from != nil {
-		from = p.from
-	}
-	if p.to != nil {
-		to = p.to
-	}
-	return from, to
-}
-func (p *stagedFilePatch) Chunks() []fdiff.Chunk {
-	out := make([]fdiff.Chunk, len(p.chunks))
-	for i, c := range p.chunks {
-		out[i] = c
-	}
-	return out
-}
-
-type stagedPatch []*stagedFilePatch
-
-func (p stagedPatch) FilePatches() []fdiff.FilePatch {
-	out := make([]fdiff.FilePatch, len(p))
-	for i, f := range p {
-		out[i] = f
-	}
-	return out
-}
-func (p stagedPatch) Message() string { return "" }

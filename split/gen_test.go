@@ -1,7 +1,6 @@
 package split
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -9,9 +8,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
-	"github.com/go-git/go-git/v5/utils/diff"
-	"github.com/sergi/go-diff/diffmatchpatch"
 )
 
 // genFile is one file of a generated change: its old and new content
@@ -109,85 +105,24 @@ func genChange(r *rand.Rand, n int) []genFile {
 	return files
 }
 
-// unifiedDiff renders files as a git diff with go-git's encoder.
+// unifiedDiff renders files as a git diff with go-git's encoder, through
+// the patch adapter StagedDiff uses.
 func unifiedDiff(t testing.TB, files []genFile) string {
 	t.Helper()
-	var p genPatch
+	var p patch
 	for _, f := range files {
-		fp := &genFilePatch{}
+		var from, to *patchFile
 		if f.oldExists {
-			fp.from = &genGitFile{plumbing.ComputeHash(plumbing.BlobObject, []byte(f.old)), filemode.Regular, f.path}
+			from = &patchFile{plumbing.ComputeHash(plumbing.BlobObject, []byte(f.old)), filemode.Regular, f.path}
 		}
 		if f.newExists {
-			fp.to = &genGitFile{plumbing.ComputeHash(plumbing.BlobObject, []byte(f.new)), filemode.Regular, f.path}
+			to = &patchFile{plumbing.ComputeHash(plumbing.BlobObject, []byte(f.new)), filemode.Regular, f.path}
 		}
-		for _, d := range diff.Do(f.old, f.new) {
-			op := fdiff.Equal
-			switch d.Type {
-			case diffmatchpatch.DiffInsert:
-				op = fdiff.Add
-			case diffmatchpatch.DiffDelete:
-				op = fdiff.Delete
-			}
-			fp.chunks = append(fp.chunks, genChunk{d.Text, op})
-		}
-		p = append(p, fp)
+		p = append(p, newFilePatch(from, to, f.old, f.new))
 	}
-	var buf bytes.Buffer
-	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(p); err != nil {
+	text, err := unified(p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.String()
+	return text
 }
-
-type genGitFile struct {
-	hash plumbing.Hash
-	mode filemode.FileMode
-	path string
-}
-
-func (f *genGitFile) Hash() plumbing.Hash     { return f.hash }
-func (f *genGitFile) Mode() filemode.FileMode { return f.mode }
-func (f *genGitFile) Path() string            { return f.path }
-
-type genChunk struct {
-	content string
-	op      fdiff.Operation
-}
-
-func (c genChunk) Content() string       { return c.content }
-func (c genChunk) Type() fdiff.Operation { return c.op }
-
-type genFilePatch struct {
-	from, to *genGitFile
-	chunks   []genChunk
-}
-
-func (p *genFilePatch) IsBinary() bool { return false }
-func (p *genFilePatch) Files() (from, to fdiff.File) {
-	if p.from != nil {
-		from = p.from
-	}
-	if p.to != nil {
-		to = p.to
-	}
-	return from, to
-}
-func (p *genFilePatch) Chunks() []fdiff.Chunk {
-	out := make([]fdiff.Chunk, len(p.chunks))
-	for i, c := range p.chunks {
-		out[i] = c
-	}
-	return out
-}
-
-type genPatch []*genFilePatch
-
-func (p genPatch) FilePatches() []fdiff.FilePatch {
-	out := make([]fdiff.FilePatch, len(p))
-	for i, f := range p {
-		out[i] = f
-	}
-	return out
-}
-func (p genPatch) Message() string { return "" }

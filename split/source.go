@@ -1,0 +1,332 @@
+package split
+
+// Reading the input: the diff of a commit range, the staged diff, or the
+// files matching globs. These touch the file system and the git repository
+// but, like the rest of the package, never print: what they leave out is
+// returned for the caller to report.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/go-git/go-git/v5/plumbing/object"
+)
+
+// binarySniff is how many leading bytes of a file ReadFiles searches for a
+// NUL byte: git's rule for telling binary files apart.
+const binarySniff = 8000
+
+// ErrBadRange is returned (wrapped) by RangeDiff when the range is not
+// REV..REV or REV...REV with both revisions given.
+var ErrBadRange = errors.New("bad commit range")
+
+// RangeDiff returns the unified diff, read with go-git, between two commits
+// of the git repository holding dir (found upwards from dir; linked work
+// trees are supported). spec is "A..B", the diff from A to B, or "A...B",
+// the diff from the merge base of A and B (the first one go-git finds) to
+// B. A and B are any revisions go-git resolves. The diff has go-git's
+// default three lines of context and no rename detection.
+func RangeDiff(dir, spec string) (string, error) {
+	from, to, ok := strings.Cut(spec, "...")
+	mergeBase := ok
+	if !ok {
+		from, to, ok = strings.Cut(spec, "..")
+	}
+	if !ok || from == "" || to == "" {
+		return "", fmt.Errorf("split: %w %q: want REV..REV or REV...REV", ErrBadRange, spec)
+	}
+	r, err := openRepo(dir)
+	if err != nil {
+		return "", err
+	}
+	a, err := resolveCommit(r, from)
+	if err != nil {
+		return "", err
+	}
+	b, err := resolveCommit(r, to)
+	if err != nil {
+		return "", err
+	}
+	if mergeBase {
+		bases, err := a.MergeBase(b)
+		if err != nil {
+			return "", fmt.Errorf("merge base of %s and %s: %w", from, to, err)
+		}
+		if len(bases) == 0 {
+			return "", fmt.Errorf("%s and %s have no merge base", from, to)
+		}
+		a = bases[0]
+	}
+	p, err := a.Patch(b)
+	if err != nil {
+		return "", fmt.Errorf("diff %s: %w", spec, err)
+	}
+	text, err := unified(p)
+	if err != nil {
+		return "", fmt.Errorf("encode diff %s: %w", spec, err)
+	}
+	return text, nil
+}
+
+// StagedDiff returns the unified diff from HEAD to the index of the git
+// repository holding dir (found upwards from dir), read with go-git: what
+// "git diff --cached" shows, but without rename detection. Files are in
+// path order; a file whose hash and mode match HEAD is left out; submodule
+// entries are left out; a file holding a NUL byte on either side is a
+// binary patch. Before the first commit every staged file is added.
+func StagedDiff(dir string) (string, error) {
+	r, err := openRepo(dir)
+	if err != nil {
+		return "", err
+	}
+	idx, err := r.Storer.Index()
+	if err != nil {
+		return "", fmt.Errorf("read index: %w", err)
+	}
+	head := map[string]patchFile{}
+	if ref, err := r.Head(); err == nil {
+		c, err := r.CommitObject(ref.Hash())
+		if err != nil {
+			return "", fmt.Errorf("read HEAD: %w", err)
+		}
+		tree, err := c.Tree()
+		if err != nil {
+			return "", fmt.Errorf("read HEAD tree: %w", err)
+		}
+		err = tree.Files().ForEach(func(f *object.File) error {
+			head[f.Name] = patchFile{f.Hash, f.Mode, f.Name}
+			return nil
+		})
+		if err != nil {
+			return "", fmt.Errorf("walk HEAD tree: %w", err)
+		}
+	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return "", fmt.Errorf("read HEAD: %w", err)
+	}
+	staged := map[string]patchFile{}
+	for _, en := range idx.Entries {
+		if en.Mode == filemode.Submodule {
+			continue
+		}
+		staged[en.Name] = patchFile{en.Hash, en.Mode, en.Name}
+	}
+	names := map[string]bool{}
+	for n := range head {
+		names[n] = true
+	}
+	for n := range staged {
+		names[n] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	var p patch
+	for _, n := range sorted {
+		a, inHead := head[n]
+		b, inIndex := staged[n]
+		if inHead && inIndex && a.hash == b.hash && a.mode == b.mode {
+			continue
+		}
+		var from, to *patchFile
+		var fromText, toText string
+		if inHead {
+			from = &a
+			if fromText, err = blobText(r, a.hash); err != nil {
+				return "", err
+			}
+		}
+		if inIndex {
+			to = &b
+			if toText, err = blobText(r, b.hash); err != nil {
+				return "", err
+			}
+		}
+		p = append(p, newFilePatch(from, to, fromText, toText))
+	}
+	text, err := unified(p)
+	if err != nil {
+		return "", fmt.Errorf("encode staged diff: %w", err)
+	}
+	return text, nil
+}
+
+// SkipReason says why ReadFiles left a matching file out.
+type SkipReason uint8
+
+// Skip reasons.
+const (
+	SkipIgnored SkipReason = iota + 1 // a .gitignore file of the work tree ignores it
+	SkipBinary                        // a NUL byte in its first 8000 bytes
+)
+
+// Skip is a file that ReadFiles matched but left out of the Input.
+type Skip struct {
+	Path   string // slash-separated, relative to dir
+	Reason SkipReason
+}
+
+// ReadFiles reads the regular files under dir that match any of the
+// doublestar patterns (relative to dir, slash-separated; symbolic links are
+// not followed; nothing under .git/ is taken) and returns them as an Input
+// of Kind Files, one Source per file, sorted by path.
+//
+// Unless keepIgnored is set, when dir is in a git work tree the files that
+// its .gitignore files ignore are left out (outside a work tree, or in a
+// bare repository, nothing is). Binary files are always left out. Every file
+// left out is reported in skipped: first the ignored ones in match order,
+// then the binary ones in path order. skipped is returned with the error
+// too, holding what was left out until then.
+//
+// It fails on an invalid pattern, when no file matches (after dropping the
+// ignored ones), when every matching file is binary, and on the first file
+// it cannot read.
+func ReadFiles(dir string, patterns []string, keepIgnored bool) (in Input, skipped []Skip, err error) {
+	in = Input{Kind: Files}
+	fsys := os.DirFS(dir)
+	seen := map[string]bool{}
+	var paths []string
+	for _, p := range patterns {
+		if !doublestar.ValidatePattern(p) {
+			return in, nil, fmt.Errorf("split: bad pattern %q", p)
+		}
+		matches, err := doublestar.Glob(fsys, p, doublestar.WithFilesOnly(), doublestar.WithNoFollow())
+		if err != nil {
+			return in, nil, fmt.Errorf("glob %q: %w", p, err)
+		}
+		for _, m := range matches {
+			if !seen[m] && !strings.HasPrefix(m, ".git/") {
+				seen[m] = true
+				paths = append(paths, m)
+			}
+		}
+	}
+	if !keepIgnored {
+		kept, ignored, err := dropIgnored(dir, paths)
+		if err != nil {
+			return in, nil, err
+		}
+		for _, p := range ignored {
+			skipped = append(skipped, Skip{Path: p, Reason: SkipIgnored})
+		}
+		paths = kept
+	}
+	if len(paths) == 0 {
+		return in, skipped, fmt.Errorf("split: no file matches %s", strings.Join(patterns, ", "))
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		b, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return in, skipped, fmt.Errorf("read %s: %w", p, err)
+		}
+		if bytes.IndexByte(b[:min(len(b), binarySniff)], 0) >= 0 {
+			skipped = append(skipped, Skip{Path: p, Reason: SkipBinary})
+			continue
+		}
+		in.Sources = append(in.Sources, Source{Name: p, Text: string(b)})
+	}
+	if len(in.Sources) == 0 {
+		return in, skipped, fmt.Errorf("split: every file matching %s is binary", strings.Join(patterns, ", "))
+	}
+	return in, skipped, nil
+}
+
+// dropIgnored splits paths (relative to dir) into those kept and those
+// ignored by the .gitignore files of the work tree holding dir. Outside a
+// work tree it keeps every path.
+func dropIgnored(dir string, paths []string) (kept, ignored []string, err error) {
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		return paths, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	wt, err := r.Worktree()
+	if errors.Is(err, git.ErrIsBareRepository) {
+		return paths, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("open work tree of %s: %w", dir, err)
+	}
+	ps, err := gitignore.ReadPatterns(wt.Filesystem, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read .gitignore files: %w", err)
+	}
+	m := gitignore.NewMatcher(ps)
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	root := wt.Filesystem.Root()
+	if real, err := filepath.EvalSymlinks(root); err == nil {
+		root = real
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	for _, p := range paths {
+		rel, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(p)))
+		if err == nil && m.Match(strings.Split(filepath.ToSlash(rel), "/"), false) {
+			ignored = append(ignored, p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept, ignored, nil
+}
+
+// openRepo opens the git repository holding dir, searching upwards, with
+// linked work trees' common git directory.
+func openRepo(dir string) (*git.Repository, error) {
+	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	return r, nil
+}
+
+// resolveCommit returns the commit that rev names in r.
+func resolveCommit(r *git.Repository, rev string) (*object.Commit, error) {
+	h, err := r.ResolveRevision(plumbing.Revision(rev))
+	if err != nil {
+		return nil, fmt.Errorf("resolve %q: %w", rev, err)
+	}
+	c, err := r.CommitObject(*h)
+	if err != nil {
+		return nil, fmt.Errorf("read commit %s: %w", rev, err)
+	}
+	return c, nil
+}
+
+// blobText returns the content of the blob h in r.
+func blobText(r *git.Repository, h plumbing.Hash) (string, error) {
+	b, err := r.BlobObject(h)
+	if err != nil {
+		return "", fmt.Errorf("read blob %s: %w", h, err)
+	}
+	rd, err := b.Reader()
+	if err != nil {
+		return "", fmt.Errorf("read blob %s: %w", h, err)
+	}
+	defer rd.Close()
+	data, err := io.ReadAll(rd)
+	if err != nil {
+		return "", fmt.Errorf("read blob %s: %w", h, err)
+	}
+	return string(data), nil
+}
