@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"go/ast"
 	"go/parser"
+	"go/scanner"
 	"go/token"
 	"os"
 	"path/filepath"
@@ -40,6 +41,7 @@ var goBodiesCases = []struct {
 	{"unicode", "package p\n\nfunc Φ() {\n\tπ2 := 3\n\t_ = π2 + ünïcode\n}\n"},
 	{"bom", "\xef\xbb\xbfpackage p\n\nfunc F() { g() }\n"},
 	{"numbers", "package p\n\nfunc F() {\n\t_ = 0x1p-2 + 1e+5 + .5 + 1_000 + 0b1 + 2i\n}\n"},
+	{"hex digit e before a sign", "package p\n\nvar y = 0xe-size\n\nfunc F() int { return 0xE+limit + 0x1P-2 + 0e-1 }\n"},
 	{"predeclared", "package p\n\nfunc F() {\n\tx := iota\n\t_ = true && false || x == nil\n}\n"},
 	{"var table", "package p\n\nvar table = []entry{\n\t{name: \"a\", fn: f},\n\t{name: \"b\", fn: g},\n}\n\nconst c = 1\n"},
 	{"var comment on first line", "package p\n\nvar x = T{ // a note\n\tA: 1,\n}\n"},
@@ -130,7 +132,18 @@ func checkGoBodies(t *testing.T, src []byte) {
 		}
 	}
 	wantSyms, wantRefs, wantOK := goDefinitions(src, map[string]struct{}{})
-	if !wantOK || hasUnusedLabel(src) {
+	if !wantOK {
+		return
+	}
+	if g.tokenize(src) {
+		want, _ := scanTokens(nil, src)
+		if diff := cmp.Diff(normTokens(want), normTokens(g.toks), cmp.AllowUnexported(gtok{})); diff != "" {
+			t.Errorf("tokens (-go/scanner +tokenize)\n%s", diff)
+		}
+	} else {
+		t.Errorf("tokenize failed where go/parser succeeds")
+	}
+	if hasUnusedLabel(src) {
 		return
 	}
 	paths := []struct {
@@ -231,4 +244,127 @@ func TestGoBodiesRepo(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d files", n)
+}
+
+// scanKinds maps go/token's tokens to the kinds above.
+var scanKinds = func() (k [token.TILDE + 1]gkind) {
+	for t := token.IDENT; t <= token.STRING; t++ {
+		k[t] = gLit
+	}
+	k[token.IDENT] = gIdent
+	k[token.SEMICOLON] = gSemi
+	k[token.COLON] = gColon
+	k[token.DEFINE] = gDefine
+	k[token.COMMA] = gComma
+	k[token.LBRACE], k[token.RBRACE] = gLbrace, gRbrace
+	k[token.LPAREN], k[token.RPAREN] = gLparen, gRparen
+	k[token.LBRACK], k[token.RBRACK] = gLbrack, gRbrack
+	k[token.INC], k[token.DEC] = gIncDec, gIncDec
+	for t := token.BREAK; t <= token.VAR; t++ {
+		k[t] = gKeyword
+	}
+	k[token.FUNC], k[token.STRUCT], k[token.INTERFACE], k[token.TYPE] = gFunc, gStruct, gIface, gType
+	k[token.BREAK], k[token.CONTINUE], k[token.GOTO] = gBranch, gBranch, gBranch
+	k[token.RETURN], k[token.FALLTHROUGH] = gEndKw, gEndKw
+	return k
+}()
+
+// scanTokens is goBodies.tokenize by go/scanner, the oracle the hand
+// tokenizer is held to (see the comment at its top for why it is not used
+// instead), appended to dst[:0]; ok is false when the scanner reports an
+// error.
+func scanTokens(dst []gtok, src []byte) (toks []gtok, ok bool) {
+	toks = dst[:0]
+	file := token.NewFileSet().AddFile("", -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, src, nil, 0)
+	base := file.Base()
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			break
+		}
+		start := int(pos) - base
+		end := start
+		k := gOther
+		if int(tok) < len(scanKinds) {
+			k = scanKinds[tok]
+		}
+		switch {
+		case tok == token.SEMICOLON:
+			if lit == ";" {
+				end++
+			}
+		case tok == token.STRING && src[start] == '`':
+			end += 2 + bytes.IndexByte(src[start+1:], '`') // lit drops carriage returns
+		case lit != "":
+			end += len(lit)
+		default:
+			end += len(tok.String())
+		}
+		toks = append(toks, gtok{kind: k, start: uint32(start), end: uint32(end)})
+	}
+	return toks, s.ErrorCount == 0
+}
+
+// normTokens makes two token streams comparable: a semicolon's position
+// is dropped (go/scanner puts one inserted before a line comment at the
+// comment, tokenize at the newline), and adjacent gOther tokens are merged
+// (tokenize reads "&&" or "..." as single characters).
+func normTokens(toks []gtok) []gtok {
+	var out []gtok
+	for _, t := range toks {
+		switch n := len(out); {
+		case t.kind == gSemi:
+			t.start, t.end = 0, 0
+		case t.kind == gOther && n > 0 && out[n-1].kind == gOther && out[n-1].end == t.start:
+			out[n-1].end = t.end
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// BenchmarkGoTokenize compares goBodies.tokenize with go/scanner on every
+// Go file of $CTXTRIM_GOBODIES_REPO (see the comment at tokenize's top).
+func BenchmarkGoTokenize(b *testing.B) {
+	dir := os.Getenv("CTXTRIM_GOBODIES_REPO")
+	if dir == "" {
+		b.Skip("set CTXTRIM_GOBODIES_REPO to a directory of Go files (e.g. /tmp/bench-moby)")
+	}
+	var files [][]byte
+	size := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(p) != ".go" {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		files = append(files, src)
+		size += len(src)
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("hand", func(b *testing.B) {
+		var g goBodies
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, src := range files {
+				g.tokenize(src)
+			}
+		}
+	})
+	b.Run("go-scanner", func(b *testing.B) {
+		var toks []gtok
+		b.SetBytes(int64(size))
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, src := range files {
+				toks, _ = scanTokens(toks, src)
+			}
+		}
+	})
 }
