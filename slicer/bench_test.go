@@ -31,34 +31,20 @@ var benchRepos = []string{"cobra", "go-git", "moby"}
 
 // BenchmarkIndexCold indexes with an empty cache every time: every file is
 // hashed-from-index, read, parsed and extracted, and the cache is written.
-func BenchmarkIndexCold(b *testing.B) {
-	for _, name := range benchRepos {
-		b.Run(name, func(b *testing.B) {
-			dir := benchRepo(b, name)
-			b.ReportAllocs()
-			for b.Loop() {
-				cache := b.TempDir()
-				ix, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, CacheDir: cache})
-				if err != nil {
-					b.Fatal(err)
-				}
-				b.ReportMetric(float64(len(ix.Files)), "files")
-			}
-		})
-	}
-}
+func BenchmarkIndexCold(b *testing.B) { benchIndexCold(b, false) }
 
 // BenchmarkIndexColdAll is BenchmarkIndexCold with IndexOptions.All:
 // vendored, generated and lock files are read and parsed too (moby's
 // vendor/ is three quarters of its files).
-func BenchmarkIndexColdAll(b *testing.B) {
+func BenchmarkIndexColdAll(b *testing.B) { benchIndexCold(b, true) }
+
+func benchIndexCold(b *testing.B, all bool) {
 	for _, name := range benchRepos {
 		b.Run(name, func(b *testing.B) {
 			dir := benchRepo(b, name)
 			b.ReportAllocs()
 			for b.Loop() {
-				cache := b.TempDir()
-				ix, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, CacheDir: cache, All: true})
+				ix, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, CacheDir: b.TempDir(), All: all})
 				if err != nil {
 					b.Fatal(err)
 				}
