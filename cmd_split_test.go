@@ -259,3 +259,59 @@ func TestSplitRequestModelFromConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestSplitFilesIndexIgnoreRules checks that -files leaves out what the
+// index leaves out: here an untracked file that .git/info/exclude ignores
+// and a tracked one that .ctxtrimignore hides, beside gen/ of .gitignore;
+// -no-ignore keeps all three.
+func TestSplitFilesIndexIgnoreRules(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	dir := splitRepo(t, true)
+	for name, content := range map[string]string{
+		".git/info/exclude":  "scratch.go\n",
+		".ctxtrimignore":     "pkg/api/api_test.go\n",
+		"pkg/api/scratch.go": "package api\n\nfunc Scratch() {}\n",
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := []string{"pkg/api/api.go", "pkg/store/store.go", "gen/out.go", "pkg/api/api_test.go", "pkg/api/scratch.go"}
+	tests := []struct {
+		name       string
+		args       []string
+		wantIn     []string
+		wantStderr string
+	}{
+		{"ignored by every rule", nil, all[:2],
+			"ctxtrim: left out 3 files that .gitignore ignores (-no-ignore keeps them)\n"},
+		{"no-ignore", []string{"-no-ignore"}, all, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-budget", "100000", "-files", "**/*.go", "-C", dir}, tc.args...)
+			code, out, errs := runSplitCLI(t, "", args...)
+			if code != exitOK {
+				t.Fatalf("exit %d; stderr:\n%s", code, errs)
+			}
+			if errs != tc.wantStderr {
+				t.Errorf("stderr = %q, want %q", errs, tc.wantStderr)
+			}
+			for _, p := range all {
+				want := false
+				for _, w := range tc.wantIn {
+					want = want || w == p
+				}
+				if got := strings.Contains(out, "==> "+p+" <=="); got != want {
+					t.Errorf("%s in stdout: %v, want %v", p, got, want)
+				}
+			}
+		})
+	}
+}

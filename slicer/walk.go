@@ -105,6 +105,75 @@ type IndexOptions struct {
 // failure of the whole request (an unreadable directory, a cancelled
 // context) is returned as an error.
 func NewIndex(ctx context.Context, opts *IndexOptions) (*Index, error) {
+	b, err := newBuilder(opts)
+	if err != nil {
+		return nil, err
+	}
+	b.openCache()
+	if err := b.readGit(); err != nil {
+		return nil, err
+	}
+	if err := b.readHead(); err != nil {
+		return nil, err
+	}
+	if err := b.list(ctx); err != nil {
+		return nil, err
+	}
+	if err := b.extractAll(ctx); err != nil {
+		return nil, err
+	}
+	return b.finish(), nil
+}
+
+// FileList is the outcome of ListFiles: the files of a work tree (or plain
+// directory) that pass the ignore rules, and what was left out on the way.
+type FileList struct {
+	Root    string   // absolute path of the work tree (or plain directory), symlinks resolved
+	Paths   []string // slash-separated, relative to Root, sorted
+	Skipped []Skip   // sorted by Path; a directory left out whole ends in "/"
+}
+
+// ListFiles lists the files NewIndex would go on to read for the same
+// options, without reading or extracting any: the walk and ignore rules of
+// NewIndex (see there for their precedence), and nothing after them. Of
+// opts only Dir, All and Logf are used; nil means the zero IndexOptions.
+//
+// Paths are the tracked files present in the work tree plus the untracked
+// files no ignore rule excludes, minus what .ctxtrimignore excludes. Skipped
+// holds what the walk decides: SkipIgnored, SkipCtxtrimignore,
+// SkipSubmodule, SkipNestedRepo, SkipDeleted, SkipSparse, SkipUnreadable for
+// a directory that cannot be listed, and, unless opts.All, SkipVendored for
+// vendored directories. NewIndex may still leave out a listed path for what
+// only its file mode, size or content shows (a symbolic link leaving the
+// work tree, a binary or generated file, …) or, unless opts.All, for its
+// path class (lock files, large fixtures).
+//
+// It reads the git index and the ignore files, but neither HEAD nor any
+// listed file: it costs NewIndex's walk, not its hashing and extraction.
+// Errors are those of NewIndex before extraction: an unreadable directory
+// or repository, a cancelled context.
+func ListFiles(ctx context.Context, opts *IndexOptions) (*FileList, error) {
+	b, err := newBuilder(opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.readGit(); err != nil {
+		return nil, err
+	}
+	if err := b.list(ctx); err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(b.cands))
+	for i, c := range b.cands {
+		paths[i] = c.path
+	}
+	sort.Strings(paths)
+	sort.Slice(b.skips, func(i, j int) bool { return b.skips[i].Path < b.skips[j].Path })
+	return &FileList{Root: b.root, Paths: paths, Skipped: b.skips}, nil
+}
+
+// newBuilder checks opts.Dir and opens its work tree and repository.
+func newBuilder(opts *IndexOptions) (*builder, error) {
 	if opts == nil {
 		opts = &IndexOptions{}
 	}
@@ -132,19 +201,19 @@ func NewIndex(ctx context.Context, opts *IndexOptions) (*Index, error) {
 	if err := b.open(abs); err != nil {
 		return nil, err
 	}
-	b.openCache()
-	if err := b.readGit(); err != nil {
-		return nil, err
-	}
+	return b, nil
+}
+
+// list walks the work tree, then adds the tracked files the walk did not
+// meet: b.cands and b.skips hold the outcome. Only a cancelled context is
+// an error.
+func (b *builder) list(ctx context.Context) error {
 	b.walk(ctx)
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	b.unseen()
-	if err := b.extractAll(ctx); err != nil {
-		return nil, err
-	}
-	return b.finish(), nil
+	return nil
 }
 
 // ReadFile returns the content of path (slash-separated, relative to
@@ -186,7 +255,8 @@ type builder struct {
 	repo      *git.Repository
 	commonDir string // common git directory ("" in a plain directory)
 	head      string
-	indexTime time.Time // mtime of the git index file
+	indexTime time.Time    // mtime of the git index file
+	idx       *index.Index // the git index (nil in a plain directory)
 
 	entries    map[string]*index.Entry // tracked paths (stage 0, or the first stage of a conflict)
 	conflicted map[string]bool
@@ -306,7 +376,7 @@ func gitDirs(root string) (gitDir, commonDir string) {
 	return gitDir, commonDir
 }
 
-// readGit loads the git index, HEAD, staged paths and global ignore rules.
+// readGit loads the git index and the global ignore rules.
 func (b *builder) readGit() error {
 	b.entries = map[string]*index.Entry{}
 	b.conflicted = map[string]bool{}
@@ -321,6 +391,7 @@ func (b *builder) readGit() error {
 	if err != nil {
 		return fmt.Errorf("read git index of %s: %w", b.root, err)
 	}
+	b.idx = idx
 	for _, e := range idx.Entries {
 		if prev, ok := b.entries[e.Name]; ok {
 			b.conflicted[e.Name] = true
@@ -339,6 +410,15 @@ func (b *builder) readGit() error {
 			b.trackedDir[d] = true
 		}
 	}
+	b.globalIgn = b.globalIgnores()
+	return nil
+}
+
+// readHead reads HEAD and fills b.staged from the git index readGit loaded.
+func (b *builder) readHead() error {
+	if b.repo == nil {
+		return nil
+	}
 	ref, err := b.repo.Head()
 	switch {
 	case errors.Is(err, plumbing.ErrReferenceNotFound):
@@ -350,11 +430,10 @@ func (b *builder) readGit() error {
 		return fmt.Errorf("read HEAD of %s: %w", b.root, err)
 	default:
 		b.head = ref.Hash().String()
-		if err := b.diffHead(idx, ref.Hash()); err != nil {
+		if err := b.diffHead(b.idx, ref.Hash()); err != nil {
 			return err
 		}
 	}
-	b.globalIgn = b.globalIgnores()
 	return nil
 }
 

@@ -118,6 +118,7 @@ func TestIndexScenarios(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkListFiles(t, opts, ix)
 		gotFiles, gotSkips := map[string]string{}, map[string]string{}
 		for _, f := range ix.Files {
 			lang := f.Lang
@@ -155,6 +156,43 @@ func TestIndexScenarios(t *testing.T) {
 			t.Errorf("Files not sorted by path")
 		}
 	})
+}
+
+// checkListFiles holds ListFiles to NewIndex on the same options: its
+// Paths are the indexed files plus those NewIndex skipped after the walk,
+// and its Skipped are exactly NewIndex's skips of paths it did not list.
+func checkListFiles(t *testing.T, opts *IndexOptions, ix *Index) {
+	t.Helper()
+	list, err := ListFiles(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("ListFiles: %v", err)
+	}
+	if list.Root != ix.Root {
+		t.Errorf("ListFiles Root = %q, NewIndex Root = %q", list.Root, ix.Root)
+	}
+	listed := map[string]bool{}
+	for _, p := range list.Paths {
+		listed[p] = true
+	}
+	var wantPaths []string
+	for _, f := range ix.Files {
+		wantPaths = append(wantPaths, f.Path)
+	}
+	var wantSkipped []Skip
+	for _, s := range ix.Skipped {
+		if listed[s.Path] {
+			wantPaths = append(wantPaths, s.Path) // skipped after the walk
+		} else {
+			wantSkipped = append(wantSkipped, s)
+		}
+	}
+	sort.Strings(wantPaths)
+	if diff := cmp.Diff(wantPaths, list.Paths); diff != "" {
+		t.Errorf("ListFiles Paths (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantSkipped, list.Skipped); diff != "" {
+		t.Errorf("ListFiles Skipped (-want +got):\n%s", diff)
+	}
 }
 
 func appendBytes(t *testing.T, p string, b []byte) {

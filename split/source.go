@@ -7,6 +7,7 @@ package split
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,8 +21,9 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 	"github.com/go-git/go-git/v5/plumbing/object"
+
+	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
 // binarySniff is how many leading bytes of a file ReadFiles searches for a
@@ -169,7 +171,7 @@ type SkipReason uint8
 
 // Skip reasons.
 const (
-	SkipIgnored SkipReason = iota + 1 // a .gitignore file of the work tree ignores it
+	SkipIgnored SkipReason = iota + 1 // an ignore rule of the index excludes it (see ReadFiles)
 	SkipBinary                        // a NUL byte in its first 8000 bytes
 )
 
@@ -184,12 +186,17 @@ type Skip struct {
 // not followed; nothing under .git/ is taken) and returns them as an Input
 // of Kind Files, one Source per file, sorted by path.
 //
-// Unless keepIgnored is set, when dir is in a git work tree the files that
-// its .gitignore files ignore are left out (outside a work tree, or in a
-// bare repository, nothing is). Binary files are always left out. Every file
-// left out is reported in skipped: first the ignored ones in match order,
-// then the binary ones in path order. skipped is returned with the error
-// too, holding what was left out until then.
+// Unless keepIgnored is set, the files that the index's ignore rules
+// exclude are left out: the same rules, applied by slicer.ListFiles, that
+// decide which files slicer.NewIndex considers. Lowest precedence first:
+// core.excludesFile, the common git directory's info/exclude, the .gitignore
+// files from the work tree's root down (none of these hides a tracked file),
+// then .ctxtrimignore files, which hide tracked files too. Outside a work
+// tree the .gitignore and .ctxtrimignore files at and below dir apply; in a
+// bare repository nothing is left out. Binary files are always left out.
+// Every file left out is reported in skipped: first the ignored ones in
+// match order, then the binary ones in path order. skipped is returned with
+// the error too, holding what was left out until then.
 //
 // It fails on an invalid pattern, when no file matches (after dropping the
 // ignored ones), when every matching file is binary, and on the first file
@@ -214,7 +221,7 @@ func ReadFiles(dir string, patterns []string, keepIgnored bool) (in Input, skipp
 			}
 		}
 	}
-	if !keepIgnored {
+	if !keepIgnored && len(paths) > 0 {
 		kept, ignored, err := dropIgnored(dir, paths)
 		if err != nil {
 			return in, nil, err
@@ -246,48 +253,59 @@ func ReadFiles(dir string, patterns []string, keepIgnored bool) (in Input, skipp
 }
 
 // dropIgnored splits paths (relative to dir) into those kept and those
-// ignored by the .gitignore files of the work tree holding dir. Outside a
-// work tree it keeps every path.
+// that the ignore rules of slicer.ListFiles exclude, the index's own rules:
+// core.excludesFile, info/exclude, .gitignore files (never hiding a tracked
+// file) and .ctxtrimignore files, in a work tree or a plain directory. In a
+// bare repository it keeps every path.
 func dropIgnored(dir string, paths []string) (kept, ignored []string, err error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if errors.Is(err, git.ErrRepositoryNotExists) {
-		return paths, nil, nil
-	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("open repository %s: %w", dir, err)
-	}
-	wt, err := r.Worktree()
+	// All: vendored directories are walked too, so that only ignore rules
+	// leave a path out.
+	list, err := slicer.ListFiles(context.Background(), &slicer.IndexOptions{Dir: dir, All: true})
 	if errors.Is(err, git.ErrIsBareRepository) {
 		return paths, nil, nil
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("open work tree of %s: %w", dir, err)
+		return nil, nil, err
 	}
-	ps, err := gitignore.ReadPatterns(wt.Filesystem, nil)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read .gitignore files: %w", err)
+	var ignoredDirs []string // with a trailing "/"
+	ignoredFiles := map[string]bool{}
+	for _, s := range list.Skipped {
+		if s.Reason != slicer.SkipIgnored && s.Reason != slicer.SkipCtxtrimignore {
+			continue
+		}
+		if strings.HasSuffix(s.Path, "/") {
+			ignoredDirs = append(ignoredDirs, s.Path)
+		} else {
+			ignoredFiles[s.Path] = true
+		}
 	}
-	m := gitignore.NewMatcher(ps)
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, nil, err
-	}
-	root := wt.Filesystem.Root()
-	if real, err := filepath.EvalSymlinks(root); err == nil {
-		root = real
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
 	for _, p := range paths {
-		rel, err := filepath.Rel(root, filepath.Join(abs, filepath.FromSlash(p)))
-		if err == nil && m.Match(strings.Split(filepath.ToSlash(rel), "/"), false) {
+		rel, err := filepath.Rel(list.Root, filepath.Join(abs, filepath.FromSlash(p)))
+		r := filepath.ToSlash(rel)
+		if err == nil && (ignoredFiles[r] || underAny(r, ignoredDirs)) {
 			ignored = append(ignored, p)
 			continue
 		}
 		kept = append(kept, p)
 	}
 	return kept, ignored, nil
+}
+
+// underAny reports whether p lies under one of dirs (each ending in "/").
+func underAny(p string, dirs []string) bool {
+	for _, d := range dirs {
+		if strings.HasPrefix(p, d) {
+			return true
+		}
+	}
+	return false
 }
 
 // openRepo opens the git repository holding dir, searching upwards, with

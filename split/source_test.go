@@ -36,7 +36,18 @@ func stage(t *testing.T, wt *git.Worktree, paths ...string) {
 	}
 }
 
+// hermeticGit points HOME and XDG_CONFIG_HOME at an empty directory, so the
+// user's core.excludesFile does not leak into a test, and returns it.
+func hermeticGit(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	return home
+}
+
 func TestReadFiles(t *testing.T) {
+	hermeticGit(t)
 	dir := t.TempDir()
 	if _, err := git.PlainInit(dir, false); err != nil {
 		t.Fatal(err)
@@ -98,15 +109,97 @@ func TestReadFiles(t *testing.T) {
 	}
 }
 
-func TestReadFilesOutsideRepository(t *testing.T) {
+// TestReadFilesIndexRules checks that -files leaves out what the index
+// leaves out, by every rule in the chain: core.excludesFile (the XDG
+// default), info/exclude, .gitignore (never hiding a tracked file) and
+// .ctxtrimignore (hiding tracked files too), from the root or a
+// subdirectory.
+func TestReadFilesIndexRules(t *testing.T) {
+	home := hermeticGit(t)
 	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{".gitignore": "x.txt\n", "x.txt": "x\n"})
-	in, skipped, err := ReadFiles(dir, []string{"x.txt"}, false)
+	r, err := git.PlainInit(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(Input{Kind: Files, Sources: []Source{{"x.txt", "x\n"}}}, in); diff != "" || skipped != nil {
-		t.Errorf("outside a work tree .gitignore must not apply: skipped %v, input (-want +got):\n%s", skipped, diff)
+	writeFiles(t, dir, map[string]string{
+		".gitignore":     "*.log\n",
+		".ctxtrimignore": "docs/draft.md\nsub/big/\n",
+		"main.go":        "package main\n",
+		"keep.log":       "tracked before *.log was ignored\n",
+		"docs/draft.md":  "tracked, hidden by .ctxtrimignore\n",
+		"docs/guide.md":  "guide\n",
+		"new.log":        "untracked, ignored\n",
+		"secret.txt":     "in info/exclude\n",
+		"scratch.tmp":    "in the global excludes file\n",
+		"sub/a.txt":      "a\n",
+		"sub/big/b.txt":  "under a .ctxtrimignore directory\n",
+		"sub/c.txt":      "c\n",
+	})
+	writeFiles(t, home, map[string]string{".config/git/ignore": "*.tmp\n"})
+	writeFiles(t, dir, map[string]string{".git/info/exclude": "secret.txt\n"})
+	wt, err := r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stage(t, wt, ".gitignore", ".ctxtrimignore", "main.go", "keep.log", "docs/draft.md", "docs/guide.md")
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(1700000000, 0)}
+	if _, err := wt.Commit("first", &git.CommitOptions{Author: sig}); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name        string
+		dir         string // relative to the work tree
+		patterns    []string
+		keepIgnored bool
+		want        []string // Source names
+		wantSkipped []Skip
+	}{
+		{"every rule", ".", []string{"**/*"}, false,
+			[]string{".ctxtrimignore", ".gitignore", "docs/guide.md", "keep.log", "main.go", "sub/a.txt", "sub/c.txt"},
+			// In match order: doublestar lists a directory's files before
+			// its subdirectories.
+			[]Skip{{"new.log", SkipIgnored}, {"scratch.tmp", SkipIgnored}, {"secret.txt", SkipIgnored},
+				{"docs/draft.md", SkipIgnored}, {"sub/big/b.txt", SkipIgnored}}},
+		{"keep ignored", ".", []string{"*.txt", "*.tmp", "*.log"}, true,
+			[]string{"keep.log", "new.log", "scratch.tmp", "secret.txt"}, nil},
+		{"from a subdirectory", "sub", []string{"**/*.txt"}, false,
+			[]string{"a.txt", "c.txt"}, []Skip{{"big/b.txt", SkipIgnored}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			in, skipped, err := ReadFiles(filepath.Join(dir, tc.dir), tc.patterns, tc.keepIgnored)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range in.Sources {
+				got = append(got, s.Name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("sources (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.wantSkipped, skipped); diff != "" {
+				t.Errorf("skipped (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestReadFilesPlainDirectory checks that outside a work tree the
+// .gitignore and .ctxtrimignore files still apply, as they do for the index.
+func TestReadFilesPlainDirectory(t *testing.T) {
+	hermeticGit(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{".gitignore": "x.txt\n", ".ctxtrimignore": "y.txt\n", "x.txt": "x\n", "y.txt": "y\n", "z.txt": "z\n"})
+	in, skipped, err := ReadFiles(dir, []string{"*.txt"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(Input{Kind: Files, Sources: []Source{{"z.txt", "z\n"}}}, in); diff != "" {
+		t.Errorf("input (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Skip{{"x.txt", SkipIgnored}, {"y.txt", SkipIgnored}}, skipped); diff != "" {
+		t.Errorf("skipped (-want +got):\n%s", diff)
 	}
 }
 
