@@ -96,7 +96,7 @@ func runSplit(e *env, args []string) int {
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "max_tokens `N` of Anthropic requests (default 4096)")
 	fs.BoolVar(&f.verify, "verify", false, "check that every part fits and that the parts hold the input exactly")
 	fs.StringVar(&f.dir, "C", ".", "repository `DIR` for -diff, -staged and -files")
-	fs.BoolVar(&f.noIgnore, "no-ignore", false, "with -files, keep files that .gitignore ignores")
+	fs.BoolVar(&f.noIgnore, "no-ignore", false, "with -files, keep files that ignore rules exclude (.gitignore, info/exclude, core.excludesFile, .ctxtrimignore)")
 	fs.BoolVar(&f.verbose, "v", false, "report the parts on stderr")
 	pos, code, ok := parseFlags(e, fs, args, splitSynopsis, splitHelp)
 	if !ok {
@@ -404,7 +404,11 @@ func reportSkips(e *env, skipped []split.Skip) {
 		}
 	}
 	if ignored > 0 {
-		fmt.Fprintf(e.stderr, "ctxtrim: left out %d files that .gitignore ignores (-no-ignore keeps them)\n", ignored)
+		noun := "files"
+		if ignored == 1 {
+			noun = "file"
+		}
+		fmt.Fprintf(e.stderr, "ctxtrim: left out %d %s that ignore rules exclude (-no-ignore keeps them)\n", ignored, noun)
 	}
 	for _, s := range skipped {
 		if s.Reason == split.SkipBinary {

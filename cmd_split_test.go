@@ -84,7 +84,7 @@ func TestSplitCLI(t *testing.T) {
 		{"files by glob", "", []string{"-budget", "400", "-files", "pkg/**/*.go", "-C", committed, "-verify"}, exitOK,
 			[]string{"==> pkg/api/api.go <==", "==> pkg/api/api_test.go <==", "(continued at line "}, []string{"verified"}, 0},
 		{"ignored files left out", "", []string{"-budget", "100000", "-files", "**/*.go", "-C", committed}, exitOK,
-			[]string{"==> pkg/api/api.go <=="}, []string{"left out 1 files that .gitignore ignores"}, 0},
+			[]string{"==> pkg/api/api.go <=="}, []string{"left out 1 file that ignore rules exclude"}, 0},
 		// (gen/out.go absent: checked below by name)
 		{"ignored files kept", "", []string{"-budget", "100000", "-files", "**/*.go", "-C", committed, "-no-ignore"}, exitOK,
 			[]string{"==> gen/out.go <=="}, nil, 0},
@@ -290,7 +290,7 @@ func TestSplitFilesIndexIgnoreRules(t *testing.T) {
 		wantStderr string
 	}{
 		{"ignored by every rule", nil, all[:2],
-			"ctxtrim: left out 3 files that .gitignore ignores (-no-ignore keeps them)\n"},
+			"ctxtrim: left out 3 files that ignore rules exclude (-no-ignore keeps them)\n"},
 		{"no-ignore", []string{"-no-ignore"}, all, ""},
 	}
 	for _, tc := range tests {
