@@ -21,7 +21,7 @@
 //     bytes, as git decides), generated ("Code generated … DO NOT EDIT."
 //     and kin), minified (long lines). Each skip has a reason and a detail
 //     in Index.Skipped; IndexOptions.All keeps the classified ones instead.
-//     ListFiles runs steps 1 and the by-path part of 2 alone, so that other
+//     ListFiles runs step 1 alone (with vendored trees skipped), so that other
 //     packages (split -files) consider exactly the files the index does.
 //  3. Change detection. A tracked file whose size and mtime match its index
 //     entry (and that is not racily clean) keeps the entry's blob hash
