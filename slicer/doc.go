@@ -22,7 +22,7 @@
 //     and kin), minified (long lines). Each skip has a reason and a detail
 //     in Index.Skipped; IndexOptions.All keeps the classified ones instead.
 //     ListFiles runs step 1 alone (with vendored trees skipped), so that other
-//     packages (split -files) consider exactly the files the index does.
+//     packages (split -files) apply exactly the index's ignore rules.
 //  3. Change detection. A tracked file whose size and mtime match its index
 //     entry (and that is not racily clean) keeps the entry's blob hash
 //     unread; others are read and hashed. Staged changes come from the
