@@ -358,10 +358,7 @@ func decodeCache(data []byte, version string) (*cacheData, error) {
 		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
 	}
 	d.b = body
-	n := d.uint()
-	if n > uint64(len(body)) {
-		return nil, fmt.Errorf("%w: bad count", errCorrupt)
-	}
+	n := d.count("")
 	d.intern = map[string]string{}
 	m := make(map[string]*cacheEntry, n)
 	for i := uint64(0); i < n && d.err == nil; i++ {
@@ -370,11 +367,7 @@ func decodeCache(data []byte, version string) (*cacheData, error) {
 		flags := d.byte()
 		e.Binary, e.Generated, e.Minified = flags&flagBinary != 0, flags&flagGenerated != 0, flags&flagMinified != 0
 		e.Tokens = int(d.uint())
-		ns := d.uint()
-		if ns > uint64(len(d.b)) {
-			return nil, fmt.Errorf("%w: bad symbol count", errCorrupt)
-		}
-		if ns > 0 {
+		if ns := d.count("symbol "); ns > 0 {
 			e.Symbols = make([]Symbol, ns)
 		}
 		for j := range e.Symbols {
@@ -383,11 +376,7 @@ func decodeCache(data []byte, version string) (*cacheData, error) {
 			s.Start, s.End = int(d.uint()), int(d.uint())
 			s.Signature, s.Scope = d.str(), d.istr()
 		}
-		nr := d.uint()
-		if nr > uint64(len(d.b)) {
-			return nil, fmt.Errorf("%w: bad ref count", errCorrupt)
-		}
-		if nr > 0 {
+		if nr := d.count("ref "); nr > 0 {
 			e.Refs = make([]string, nr)
 		}
 		for j := range e.Refs {
@@ -395,10 +384,7 @@ func decodeCache(data []byte, version string) (*cacheData, error) {
 		}
 		m[k] = e
 	}
-	nt := d.uint()
-	if nt > uint64(len(d.b)) {
-		return nil, fmt.Errorf("%w: bad tree count", errCorrupt)
-	}
+	nt := d.count("tree ")
 	trees := make(map[string]string, nt)
 	for i := uint64(0); i < nt && d.err == nil; i++ {
 		k := d.str()
@@ -438,6 +424,18 @@ func (d *decoder) istr() string {
 	s := string(b)
 	d.intern[s] = s
 	return s
+}
+
+// count reads the length of a list, which cannot exceed the bytes left
+// (every element takes at least one); a larger one is corrupt. what names
+// the list in the error ("symbol ", or "" for the entries).
+func (d *decoder) count(what string) uint64 {
+	n := d.uint()
+	if d.err == nil && n > uint64(len(d.b)) {
+		d.err = fmt.Errorf("%w: bad %scount", errCorrupt, what)
+		return 0
+	}
+	return n
 }
 
 func (d *decoder) uint() uint64 {
