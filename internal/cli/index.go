@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -8,25 +8,13 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
-	"runtime/metrics"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
-
-func init() {
-	commands["index"] = command{summary: "index a repository and summarize files, languages, symbols, skips", run: runIndex}
-}
-
-// progressDelay is how long indexing runs before progress is shown: a
-// fast (warm) index should never flicker a progress line.
-const progressDelay = time.Second
 
 // indexSummary is the `ctxtrim index` report; -json prints it as is.
 type indexSummary struct {
@@ -74,7 +62,7 @@ func statusName(s slicer.Status) string {
 	return strings.Join(parts, "+")
 }
 
-func runIndex(e *env, args []string) int {
+func runIndex(e *env, args []string) error {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
 	repo := fs.String("repo", ".", "repository or directory to index (any subdirectory of a work tree)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, with the file and skip lists")
@@ -84,14 +72,14 @@ func runIndex(e *env, args []string) int {
 	maxSize := fs.Int64("max-file-size", 0, "skip files larger than this many bytes (0: 1 MiB, negative: no limit)")
 	jobs := fs.Int("jobs", 0, "parallel extraction workers (0: one per CPU)")
 	verbose := fs.Bool("v", false, "log per-file problems to stderr")
-	pos, code, ok := parseFlags(e, fs, args, "ctxtrim index [-repo DIR] [-json] [-explain] [-all] [-no-cache]",
+	pos, err := parseFlags(e, fs, args, "ctxtrim index [-repo DIR] [-json] [-explain] [-all] [-no-cache]",
 		`Indexes the repository (tracked and untracked, non-ignored files) and prints a summary:
 files, languages, symbols, estimated tokens, and skipped files by reason.`)
-	if !ok {
-		return code
+	if err != nil {
+		return err
 	}
 	if len(pos) > 0 {
-		return e.fail(exitUsage, fmt.Errorf("index: unexpected argument %q (use -repo DIR)", pos[0]))
+		return usageError(fmt.Errorf("index: unexpected argument %q (use -repo DIR)", pos[0]))
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -101,9 +89,9 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
 	}
 	start := time.Now()
-	ix, code := buildIndex(ctx, e, opts)
-	if ix == nil {
-		return code
+	ix, err := buildIndex(ctx, e, opts)
+	if err != nil {
+		return err
 	}
 	sum := summarize(ix, time.Since(start))
 	if *asJSON {
@@ -115,14 +103,14 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(sum); err != nil {
-			return e.fail(exitError, err)
+			return err
 		}
-		return exitOK
+		return nil
 	}
 	if err := printSummary(e.stdout, sum, ix, *explain); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 func summarize(ix *slicer.Index, elapsed time.Duration) *indexSummary {
@@ -203,92 +191,4 @@ func printSummary(w io.Writer, s *indexSummary, ix *slicer.Index, explain bool) 
 		return tw.Flush()
 	}
 	return nil
-}
-
-// buildIndex runs slicer.NewIndex for a command: progress on stderr when it
-// is a terminal and indexing takes longer than progressDelay, and a soft
-// memory limit while it runs. On failure it reports the error and returns a
-// nil index with the exit code.
-func buildIndex(ctx context.Context, e *env, opts *slicer.IndexOptions) (*slicer.Index, int) {
-	start, shown := time.Now(), false
-	tty := isTerminal(e.stderr)
-	mc := newMemoryCap()
-	defer mc.restore()
-	opts.Progress = func(done, total int) {
-		mc.update()
-		if !tty || time.Since(start) < progressDelay {
-			return
-		}
-		shown = true
-		fmt.Fprintf(e.stderr, "\rindexing %d/%d files", done, total)
-	}
-	ix, err := slicer.NewIndex(ctx, opts)
-	if shown {
-		fmt.Fprint(e.stderr, "\r\033[K")
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, exitInterrupt
-		}
-		return nil, e.fail(exitError, err)
-	}
-	return ix, exitOK
-}
-
-// isTerminal reports whether w is a terminal (progress goes only there).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// Peak memory. An index lives until the summary is printed, and the
-// garbage collector's default pacing (GOGC=100) lets the heap grow to twice
-// what is live before collecting: moby with vendor/ (~100 MB live at the
-// end) peaked over 200 MiB of RSS. A soft memory limit makes the collector
-// run earlier instead. It follows the live heap, so that a repository whose
-// index does not fit under the base limit costs a bounded amount of extra
-// collection (as if GOGC were 60) rather than the runtime's worst case.
-const (
-	// baseMemoryLimit is the soft limit for indexes up to 100 MiB live:
-	// with the binary and C memory on top, peak RSS stays under 200 MiB.
-	baseMemoryLimit = 160 << 20
-	// memoryHeadroom is the limit's ratio to the live heap beyond that.
-	memoryHeadroom = 1.6
-)
-
-// memoryLimitFor is the soft limit for a live heap of live bytes.
-func memoryLimitFor(live uint64) int64 {
-	return max(baseMemoryLimit, int64(float64(live)*memoryHeadroom))
-}
-
-// memoryCap sets and follows the soft memory limit during one index; nil
-// (when GOMEMLIMIT is set by the user) does nothing.
-type memoryCap struct {
-	prev   int64
-	sample []metrics.Sample
-}
-
-func newMemoryCap() *memoryCap {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return nil
-	}
-	return &memoryCap{prev: debug.SetMemoryLimit(baseMemoryLimit), sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
-}
-
-// update raises the limit with the live heap; called every few files.
-func (m *memoryCap) update() {
-	if m == nil {
-		return
-	}
-	metrics.Read(m.sample)
-	if m.sample[0].Value.Kind() == metrics.KindUint64 {
-		debug.SetMemoryLimit(memoryLimitFor(m.sample[0].Value.Uint64()))
-	}
-}
-
-// restore puts back the limit in force before.
-func (m *memoryCap) restore() {
-	if m != nil {
-		debug.SetMemoryLimit(m.prev)
-	}
 }

@@ -1,12 +1,10 @@
-package main
+package check
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -41,7 +39,7 @@ func writeCheckTree(t *testing.T, files map[string]string) string {
 	return root
 }
 
-func checkIntPtr(n int) *int { return &n }
+func intPtr(n int) *int { return &n }
 
 func TestCheckRepo(t *testing.T) {
 	type row struct {
@@ -56,13 +54,13 @@ func TestCheckRepo(t *testing.T) {
 	tests := []struct {
 		name  string
 		files map[string]string
-		cfg   checkConfig
+		cfg   Config
 		want  []row
 	}{
 		{
 			name:  "codex chain within limit",
 			files: map[string]string{"AGENTS.md": a, "svc/AGENTS.md": b},
-			cfg:   checkConfig{ProjectDocMaxBytes: checkIntPtr(110), NoDefaults: true},
+			cfg:   Config{ProjectDocMaxBytes: intPtr(110), NoDefaults: true},
 			want: []row{
 				{Status: "ok", Path: "AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md"}, ChainBytes: 60},
 				{Status: "ok", Path: "svc/AGENTS.md", Bytes: 50, Chain: []string{"AGENTS.md", "svc/AGENTS.md"}, ChainBytes: 110},
@@ -71,7 +69,7 @@ func TestCheckRepo(t *testing.T) {
 		{
 			name:  "codex chain cut: the deepest file loses the overshoot",
 			files: map[string]string{"AGENTS.md": a, "svc/AGENTS.md": b},
-			cfg:   checkConfig{ProjectDocMaxBytes: checkIntPtr(100), NoDefaults: true},
+			cfg:   Config{ProjectDocMaxBytes: intPtr(100), NoDefaults: true},
 			want: []row{
 				{Status: "ok", Path: "AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md"}, ChainBytes: 60},
 				{Status: "over", Path: "svc/AGENTS.md", Bytes: 50, Chain: []string{"AGENTS.md", "svc/AGENTS.md"}, ChainBytes: 110,
@@ -81,7 +79,7 @@ func TestCheckRepo(t *testing.T) {
 		{
 			name:  "codex drops files after the limit is reached",
 			files: map[string]string{"AGENTS.md": a, "x/AGENTS.md": a, "x/y/AGENTS.md": b},
-			cfg:   checkConfig{ProjectDocMaxBytes: checkIntPtr(60), NoDefaults: true},
+			cfg:   Config{ProjectDocMaxBytes: intPtr(60), NoDefaults: true},
 			want: []row{
 				{Status: "ok", Path: "AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md"}, ChainBytes: 60},
 				{Status: "over", Path: "x/AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md", "x/AGENTS.md"}, ChainBytes: 120,
@@ -93,7 +91,7 @@ func TestCheckRepo(t *testing.T) {
 		{
 			name:  "override wins; whitespace-only files cost nothing",
 			files: map[string]string{"AGENTS.md": a, "AGENTS.override.md": b, "svc/AGENTS.md": " \n"},
-			cfg:   checkConfig{NoDefaults: true},
+			cfg:   Config{NoDefaults: true},
 			want: []row{
 				{Status: "warn", Path: "AGENTS.override.md", Bytes: 50, Chain: []string{"AGENTS.override.md"}, ChainBytes: 50,
 					Message: "AGENTS.override.md hides AGENTS.md: Codex reads one file per directory"},
@@ -103,7 +101,7 @@ func TestCheckRepo(t *testing.T) {
 		{
 			name:  "fallback names are read where no AGENTS file exists",
 			files: map[string]string{"AGENTS.md": a, "svc/CLAUDE.md": b, "web/AGENTS.md": b, "web/CLAUDE.md": a},
-			cfg:   checkConfig{ProjectDocFallbackFilenames: []string{"CLAUDE.md"}, NoDefaults: true},
+			cfg:   Config{ProjectDocFallbackFilenames: []string{"CLAUDE.md"}, NoDefaults: true},
 			want: []row{
 				{Status: "ok", Path: "AGENTS.md", Bytes: 60, Chain: []string{"AGENTS.md"}, ChainBytes: 60},
 				{Status: "ok", Path: "svc/CLAUDE.md", Bytes: 50, Chain: []string{"AGENTS.md", "svc/CLAUDE.md"}, ChainBytes: 110},
@@ -114,7 +112,7 @@ func TestCheckRepo(t *testing.T) {
 		{
 			name:  "project_doc_max_bytes = 0 turns the chain check off",
 			files: map[string]string{"AGENTS.md": a},
-			cfg:   checkConfig{ProjectDocMaxBytes: checkIntPtr(0), NoDefaults: true},
+			cfg:   Config{ProjectDocMaxBytes: intPtr(0), NoDefaults: true},
 			want:  nil,
 		},
 		{
@@ -138,7 +136,7 @@ func TestCheckRepo(t *testing.T) {
 		{
 			name:  "config rule replaces the default of the same glob and adds others",
 			files: map[string]string{"prompts/a.md": b, "docs/sys.txt": a},
-			cfg: checkConfig{Files: []checkRule{
+			cfg: Config{Files: []Rule{
 				{Glob: "prompts/**", MaxTokens: 40},
 				{Glob: "docs/*.txt", MaxBytes: 100, Why: "system prompt"},
 			}},
@@ -150,14 +148,14 @@ func TestCheckRepo(t *testing.T) {
 		{
 			name:  "gitignored files are not checked",
 			files: map[string]string{".gitignore": "build/\n", "build/AGENTS.md": a, "build/prompts/x.md": a},
-			cfg:   checkConfig{},
+			cfg:   Config{},
 			want:  nil,
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := writeCheckTree(t, tc.files)
-			rep, err := checkRepo(root, &tc.cfg, checkLenCounter{})
+			rep, err := Repo(root, &tc.cfg, checkLenCounter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +164,7 @@ func TestCheckRepo(t *testing.T) {
 				got = append(got, row{r.Status, r.Path, r.Bytes, r.Chain, r.ChainBytes, r.Message})
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("checkRepo (-want +got):\n%s", diff)
+				t.Errorf("Repo (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -175,26 +173,26 @@ func TestCheckRepo(t *testing.T) {
 func TestCheckRulesRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name string
-		rule checkRule
+		rule Rule
 		want string
 	}{
-		{"no glob", checkRule{MaxTokens: 1}, "rule without glob"},
-		{"bad glob", checkRule{Glob: "[", MaxTokens: 1}, `bad glob "["`},
-		{"no limit", checkRule{Glob: "x"}, "no limit"},
-		{"negative", checkRule{Glob: "x", MaxBytes: -1}, "negative limit"},
+		{"no glob", Rule{MaxTokens: 1}, "rule without glob"},
+		{"bad glob", Rule{Glob: "[", MaxTokens: 1}, `bad glob "["`},
+		{"no limit", Rule{Glob: "x"}, "no limit"},
+		{"negative", Rule{Glob: "x", MaxBytes: -1}, "negative limit"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			c := checkConfig{Files: []checkRule{tc.rule}}
-			_, err := c.rules()
+			c := Config{Files: []Rule{tc.rule}}
+			_, err := c.Rules()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("rules() error = %v, want it to contain %q", err, tc.want)
+				t.Fatalf("Rules() error = %v, want it to contain %q", err, tc.want)
 			}
 		})
 	}
 }
 
-func TestEstimateReviewParts(t *testing.T) {
+func TestReview(t *testing.T) {
 	file := func(name string, lines int) string {
 		var b strings.Builder
 		fmt.Fprintf(&b, "diff --git a/%s b/%s\n--- a/%s\n+++ b/%s\n@@ -0,0 +1,%d @@\n", name, name, name, name, lines)
@@ -219,7 +217,7 @@ func TestEstimateReviewParts(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			est, err := estimateReviewParts(context.Background(), tc.diff, tc.instr, tc.limit, checkLenCounter{})
+			est, err := Review(context.Background(), tc.diff, tc.instr, tc.limit, checkLenCounter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -233,108 +231,9 @@ func TestEstimateReviewParts(t *testing.T) {
 			}
 		})
 	}
-	if _, err := estimateReviewParts(context.Background(), file("a", 3), strings.Repeat("i", 990), 1000, checkLenCounter{}); err == nil {
+	if _, err := Review(context.Background(), file("a", 3), strings.Repeat("i", 990), 1000, checkLenCounter{}); err == nil {
 		t.Error("instructions filling the budget: want an error")
 	}
-}
-
-// TestRunCheck drives the command as the CLI does, with the real counter.
-func TestRunCheck(t *testing.T) {
-	root := writeCheckTree(t, map[string]string{
-		"AGENTS.md":     "# Rules\nRun go test.\n",
-		"svc/AGENTS.md": strings.Repeat("Keep handlers small.\n", 2000), // 42,000 bytes
-		"CLAUDE.md":     "See AGENTS.md.\n",
-		".ctxtrim.toml": "[check]\nreview_budget = 5000\n",
-	})
-	tests := []struct {
-		name       string
-		args       []string
-		wantCode   int
-		wantOut    []string
-		wantStderr string
-	}{
-		{"over", []string{"-C", root}, exitNoFit,
-			[]string{"over: svc/AGENTS.md: chain is 42021 bytes > 32768", "chain 42021/32768 bytes", "cuts the last 9253 bytes of svc/AGENTS.md"},
-			"ctxtrim: 1 of 3 prompt files over budget\n"},
-		{"filter to a fitting file", []string{"-C", root, filepath.Join(root, "CLAUDE.md")}, exitOK,
-			[]string{"CLAUDE.md", "40000 chars"}, ""},
-		{"config raises the limit", []string{"-C", root, "-config", checkWriteFile(t, "[check]\nproject_doc_max_bytes = 65536\n")}, exitOK,
-			[]string{"chain 42021/65536 bytes"}, ""},
-		{"unknown config key", []string{"-C", root, "-config", checkWriteFile(t, "[check]\nproject_doc_max_byte = 1\n")}, exitUsage,
-			nil, "unknown key \"check.project_doc_max_byte\""},
-		{"diff flags need -staged-diff", []string{"-budget", "10"}, exitUsage, nil, "need -staged-diff"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var out, errb bytes.Buffer
-			code := run(append([]string{"check"}, tc.args...), strings.NewReader(""), &out, &errb)
-			if code != tc.wantCode {
-				t.Fatalf("exit %d, want %d; stderr: %s", code, tc.wantCode, errb.String())
-			}
-			for _, w := range tc.wantOut {
-				if !strings.Contains(out.String(), w) {
-					t.Errorf("stdout lacks %q:\n%s", w, out.String())
-				}
-			}
-			if !strings.Contains(errb.String(), tc.wantStderr) {
-				t.Errorf("stderr = %q, want it to contain %q", errb.String(), tc.wantStderr)
-			}
-		})
-	}
-
-	t.Run("json", func(t *testing.T) {
-		var out, errb bytes.Buffer
-		run([]string{"check", "-C", root, "-json"}, strings.NewReader(""), &out, &errb)
-		var rep checkReport
-		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-			t.Fatalf("stdout is not JSON: %v\n%s", err, out.String())
-		}
-		if len(rep.Results) != 3 || rep.Over() != 1 {
-			t.Errorf("results = %+v, want 3 with 1 over", rep.Results)
-		}
-	})
-}
-
-func TestRunCheckStagedDiff(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	root := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.email=t@t", "-c", "user.name=t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q")
-	for i, n := range []int{3000, 3000, 3000} {
-		p := filepath.Join(root, "f"+string(rune('a'+i))+".txt")
-		if err := os.WriteFile(p, []byte(strings.Repeat("line of text number\n", n/4)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	git("add", ".")
-	var out, errb bytes.Buffer
-	code := run([]string{"check", "-C", root, "-staged-diff", "-budget", "1000", "-max-parts", "2"}, strings.NewReader(""), &out, &errb)
-	if code != exitNoFit || !strings.Contains(out.String(), "needs splitting") || !strings.Contains(errb.String(), "more than -max-parts 2") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
-	}
-	out.Reset()
-	errb.Reset()
-	code = run([]string{"check", "-C", root, "-staged-diff", "-budget", "100000"}, strings.NewReader(""), &out, &errb)
-	if code != exitOK || !strings.Contains(out.String(), "fits one review request") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
-	}
-}
-
-func checkWriteFile(t *testing.T, content string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // FuzzCheckAgentsChain checks the Codex chain arithmetic against its
@@ -365,7 +264,7 @@ func FuzzCheckAgentsChain(f *testing.F) {
 			}
 		}
 		read := func(p string) ([]byte, error) { return contents[p], nil }
-		rs, err := checkAgentsChains(files, []string{codexOverrideName, codexAgentsName}, read, int(max), 0, checkLenCounter{})
+		rs, err := agentsChains(files, []string{codexOverrideName, codexAgentsName}, read, int(max), 0, checkLenCounter{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -400,7 +299,7 @@ func TestCheckRepoUnreadableFile(t *testing.T) {
 	if err := os.Symlink("docs", filepath.Join(root, "CLAUDE.md")); err != nil { // a directory: unreadable
 		t.Skip("no symlinks here:", err)
 	}
-	rep, err := checkRepo(root, &checkConfig{}, checkLenCounter{})
+	rep, err := Repo(root, &Config{}, checkLenCounter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,14 +1,4 @@
-package main
-
-// This file holds the logic behind "ctxtrim check": which prompt files a
-// repository keeps for agents, the budget each one has, and how Codex
-// assembles AGENTS.md files. It is pure apart from reading the files it
-// checks; cmd_check.go owns flags, output and exit codes.
-//
-// Why it lives in package main: the only caller is the check command and the
-// pre-commit hook built on it; a library user who wants the same numbers
-// counts the files with budget.Counter directly. Moving it to a package would
-// add an exported API with no second user.
+package check
 
 import (
 	"errors"
@@ -58,9 +48,9 @@ const (
 	promptFileMaxTokens = 8192
 )
 
-// checkRule is one budget: every file matching Glob must stay within each
+// Rule is one budget: every file matching Glob must stay within each
 // non-zero limit. It is the element of [[check.files]] in .ctxtrim.toml.
-type checkRule struct {
+type Rule struct {
 	Glob      string `toml:"glob" json:"glob"`
 	MaxTokens int    `toml:"max_tokens" json:"max_tokens,omitempty"`
 	MaxBytes  int    `toml:"max_bytes" json:"max_bytes,omitempty"`
@@ -70,9 +60,9 @@ type checkRule struct {
 	Why string `toml:"why" json:"why,omitempty"`
 }
 
-// checkConfig is the [check] section of .ctxtrim.toml. The zero value means
+// Config is the [check] section of .ctxtrim.toml. The zero value means
 // the built-in defaults.
-type checkConfig struct {
+type Config struct {
 	// ProjectDocMaxBytes overrides Codex's 32 KiB; set it to the value in
 	// your Codex config.toml. Nil means the default; 0 turns the AGENTS.md
 	// check off (as it turns the docs off in Codex).
@@ -87,24 +77,43 @@ type checkConfig struct {
 	// NoDefaults drops the built-in rules for CLAUDE.md, Copilot and prompts/.
 	NoDefaults bool `toml:"no_defaults"`
 	// Files adds rules; a rule with the Glob of a built-in one replaces it.
-	Files []checkRule `toml:"files"`
+	Files []Rule `toml:"files"`
+	// ReviewBudget is the tokens of one review request for a staged diff
+	// (Review); 0 means DefaultReviewBudget.
+	ReviewBudget int `toml:"review_budget"`
+	// ReviewMaxParts, when non-zero, is the most review parts a staged
+	// diff may need before the check fails.
+	ReviewMaxParts int `toml:"review_max_parts"`
 }
 
-// defaultCheckRules are the budgets used when .ctxtrim.toml says nothing.
-func defaultCheckRules() []checkRule {
-	return []checkRule{
+// Validate reports the first problem with c: a negative limit, or a rule
+// Rules rejects.
+func (c *Config) Validate() error {
+	if c.ReviewBudget < 0 || c.ReviewMaxParts < 0 {
+		return errors.New("check.review_budget and check.review_max_parts must not be negative")
+	}
+	if v := c.ProjectDocMaxBytes; v != nil && *v < 0 {
+		return errors.New("check.project_doc_max_bytes must not be negative")
+	}
+	_, err := c.Rules()
+	return err
+}
+
+// defaultRules are the budgets used when .ctxtrim.toml says nothing.
+func defaultRules() []Rule {
+	return []Rule{
 		{Glob: "**/CLAUDE.md", MaxChars: claudeMDMaxChars, Why: "Claude Code warns above 40.0k chars"},
 		{Glob: ".github/copilot-instructions.md", MaxChars: copilotInstructionsMaxChars, Why: "Copilot code review reads the first 4,000 chars"},
 		{Glob: "prompts/**", MaxTokens: promptFileMaxTokens, Why: "prompt template budget"},
 	}
 }
 
-// rules returns the effective rules: defaults (unless dropped) with
+// Rules returns the effective rules: defaults (unless dropped) with
 // same-glob rules from the config replacing them, then the config's others.
-func (c *checkConfig) rules() ([]checkRule, error) {
-	var out []checkRule
+func (c *Config) Rules() ([]Rule, error) {
+	var out []Rule
 	if !c.NoDefaults {
-		out = defaultCheckRules()
+		out = defaultRules()
 	}
 	for _, r := range c.Files {
 		if r.Glob == "" {
@@ -132,15 +141,15 @@ func (c *checkConfig) rules() ([]checkRule, error) {
 	return out, nil
 }
 
-func (c *checkConfig) projectDocMaxBytes() int {
+func (c *Config) projectDocMaxBytes() int {
 	if c.ProjectDocMaxBytes == nil {
 		return defaultProjectDocMaxBytes
 	}
 	return *c.ProjectDocMaxBytes
 }
 
-// checkResult is the verdict on one file.
-type checkResult struct {
+// Result is the verdict on one file.
+type Result struct {
 	Status string `json:"status"` // "ok", "over" or "warn"
 	Path   string `json:"path"`   // slash-separated, relative to the repo root
 	Tokens int    `json:"tokens"`
@@ -161,14 +170,14 @@ type checkResult struct {
 	Message string `json:"message,omitempty"`
 }
 
-// checkReport is the outcome of checking a repository.
-type checkReport struct {
-	Root    string        `json:"root"`
-	Results []checkResult `json:"results"`
+// Report is the outcome of checking a repository.
+type Report struct {
+	Root    string   `json:"root"`
+	Results []Result `json:"results"`
 }
 
 // Over counts results over budget.
-func (r *checkReport) Over() int {
+func (r *Report) Over() int {
 	n := 0
 	for _, x := range r.Results {
 		if x.Status == "over" {
@@ -176,20 +185,6 @@ func (r *checkReport) Over() int {
 		}
 	}
 	return n
-}
-
-// findRepoRoot returns the root of the repository holding dir (see
-// repoRoot: the nearest ancestor with a .git entry, as Codex looks for it),
-// or dir itself, made absolute, outside a repository.
-func findRepoRoot(dir string) (string, error) {
-	if root, ok := repoRoot(dir); ok {
-		return root, nil
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("resolve %s: %w", dir, err)
-	}
-	return abs, nil
 }
 
 // promptFiles lists the repository's files (slash paths relative to root),
@@ -234,10 +229,10 @@ func promptFiles(root string) ([]string, error) {
 	return files, nil
 }
 
-// checkRepo checks every prompt file under root. Files are read, never
+// Repo checks every prompt file under root. Files are read, never
 // written. c counts tokens.
-func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, error) {
-	rules, err := cfg.rules()
+func Repo(root string, cfg *Config, c budget.Counter) (*Report, error) {
+	rules, err := cfg.Rules()
 	if err != nil {
 		return nil, err
 	}
@@ -245,7 +240,7 @@ func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, e
 	if err != nil {
 		return nil, err
 	}
-	rep := &checkReport{Root: root}
+	rep := &Report{Root: root}
 	read := func(rel string) ([]byte, error) {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
 		if err != nil {
@@ -256,7 +251,7 @@ func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, e
 
 	if max := cfg.projectDocMaxBytes(); max > 0 {
 		names := append([]string{codexOverrideName, codexAgentsName}, cfg.ProjectDocFallbackFilenames...)
-		agents, err := checkAgentsChains(files, names, read, max, cfg.AgentsMaxTokens, c)
+		agents, err := agentsChains(files, names, read, max, cfg.AgentsMaxTokens, c)
 		if err != nil {
 			return nil, err
 		}
@@ -264,7 +259,7 @@ func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, e
 	}
 
 	for _, f := range files {
-		var rule *checkRule
+		var rule *Rule
 		for i := range rules {
 			if ok, _ := doublestar.Match(rules[i].Glob, f); ok {
 				rule = &rules[i] // the last matching rule wins, so config rules beat defaults
@@ -275,10 +270,10 @@ func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, e
 		}
 		b, err := read(f)
 		if err != nil {
-			rep.Results = append(rep.Results, checkResult{Status: "warn", Path: f, Rule: rule.Glob, Message: err.Error()})
+			rep.Results = append(rep.Results, Result{Status: "warn", Path: f, Rule: rule.Glob, Message: err.Error()})
 			continue
 		}
-		res := checkResult{Status: "ok", Path: f, Rule: rule.Glob,
+		res := Result{Status: "ok", Path: f, Rule: rule.Glob,
 			MaxTokens: rule.MaxTokens, MaxBytes: rule.MaxBytes, MaxChars: rule.MaxChars,
 			Bytes: len(b), Chars: utf8.RuneCount(b), Tokens: c.Count(string(b))}
 		var over []string
@@ -304,13 +299,13 @@ func checkRepo(root string, cfg *checkConfig, c budget.Counter) (*checkReport, e
 	return rep, nil
 }
 
-// checkAgentsChains reports every AGENTS file Codex would load: for the
+// agentsChains reports every AGENTS file Codex would load: for the
 // directory of each, the chain Codex assembles from the root down, and
 // whether it fits maxBytes (and maxTokens when non-zero).
 //
 // names are the candidate file names in Codex's order: AGENTS.override.md,
 // AGENTS.md, then project_doc_fallback_filenames.
-func checkAgentsChains(files []string, names []string, read func(string) ([]byte, error), maxBytes, maxTokens int, c budget.Counter) ([]checkResult, error) {
+func agentsChains(files []string, names []string, read func(string) ([]byte, error), maxBytes, maxTokens int, c budget.Counter) ([]Result, error) {
 	// The file Codex picks in each directory: the first candidate name that
 	// exists, even if it is blank (then the directory contributes nothing).
 	rank := map[string]int{}
@@ -358,11 +353,11 @@ func checkAgentsChains(files []string, names []string, read func(string) ([]byte
 		contents[d] = b
 	}
 
-	var out []checkResult
+	var out []Result
 	for _, d := range dirs {
 		f := picked[d]
 		b := contents[d]
-		res := checkResult{Status: "ok", Path: f, Rule: "codex AGENTS.md chain",
+		res := Result{Status: "ok", Path: f, Rule: "codex AGENTS.md chain",
 			MaxBytes: maxBytes, MaxTokens: maxTokens,
 			Bytes: len(b), Chars: utf8.RuneCount(b), Tokens: c.Count(string(b))}
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 )
 
 func TestHistoryCommand(t *testing.T) {
-	tau, err := os.ReadFile("history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json")
+	tau, err := os.ReadFile("../../history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,14 +32,14 @@ func TestHistoryCommand(t *testing.T) {
 		{"bad format", []string{"-encoding", "o200k_base", "-budget", "1000", "-format", "xml"}, tau, exitUsage, "", `unknown format "xml"`},
 		{"forced wrong format", []string{"-encoding", "o200k_base", "-budget", "1000", "-format", "responses"}, tau, exitBadInput, "", "does not fit"},
 		{"negative", []string{"-encoding", "o200k_base", "-budget", "1000", "-max-item", "-1"}, tau, exitUsage, "", "must not be negative"},
-		{"file argument", []string{"-encoding", "o200k_base", "-budget", "100000", "history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json"}, nil, exitOK, "input", ""},
-		{"flags after the file", []string{"history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json", "-encoding", "o200k_base", "-budget", "6000"}, nil, exitTrimmed, "json", ""},
+		{"file argument", []string{"-encoding", "o200k_base", "-budget", "100000", "../../history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json"}, nil, exitOK, "input", ""},
+		{"flags after the file", []string{"../../history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json", "-encoding", "o200k_base", "-budget", "6000"}, nil, exitTrimmed, "json", ""},
 		{"two files", []string{"-encoding", "o200k_base", "-budget", "100000", "a", "b"}, nil, exitUsage, "", "at most one FILE"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(append([]string{"history"}, tc.args...), bytes.NewReader(tc.stdin), &stdout, &stderr)
+			code := Run(append([]string{"history"}, tc.args...), bytes.NewReader(tc.stdin), &stdout, &stderr)
 			if code != tc.wantCode {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.wantCode, stderr.String())
 			}

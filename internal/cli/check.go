@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -17,12 +17,8 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/ctxtrim/ctxtrim/budget"
-	"github.com/ctxtrim/ctxtrim/split"
+	"github.com/ctxtrim/ctxtrim/internal/check"
 )
-
-func init() {
-	commands["check"] = command{summary: "check agent prompt files (AGENTS.md, CLAUDE.md, …) or the staged diff against their budgets", run: runCheck}
-}
 
 const checkSynopsis = `ctxtrim check [flags] [FILE...]
        ctxtrim check -staged-diff [-budget N] [-instructions FILE] [-max-parts N]`
@@ -72,14 +68,10 @@ type checkOptions struct {
 
 // checkFile is the part of .ctxtrim.toml that check reads.
 type checkFile struct {
-	Check struct {
-		checkConfig
-		ReviewBudget   int `toml:"review_budget"`
-		ReviewMaxParts int `toml:"review_max_parts"`
-	} `toml:"check"`
+	Check check.Config `toml:"check"`
 }
 
-func runCheck(e *env, args []string) int {
+func runCheck(e *env, args []string) error {
 	var o checkOptions
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "C", ".", "run in `DIR` (any directory inside the repository)")
@@ -90,21 +82,21 @@ func runCheck(e *env, args []string) int {
 	fs.IntVar(&o.budget, "budget", 0, "review request budget in `TOKENS` for -staged-diff (default: review_budget in config, else 32000)")
 	fs.StringVar(&o.instructions, "instructions", "", "review instructions `FILE` sent with every part (-staged-diff)")
 	fs.IntVar(&o.maxParts, "max-parts", 0, "with -staged-diff, fail when the review needs more than `N` parts (0: report only)")
-	names, code, ok := parseFlags(e, fs, args, checkSynopsis, checkUsage)
-	if !ok {
-		return code
+	names, err := parseFlags(e, fs, args, checkSynopsis, checkUsage)
+	if err != nil {
+		return err
 	}
 	if o.budget < 0 || o.maxParts < 0 {
-		return e.fail(exitUsage, errors.New("-budget and -max-parts must not be negative"))
+		return usageError(errors.New("-budget and -max-parts must not be negative"))
 	}
 	if o.budget > maxTokens {
-		return e.fail(exitUsage, fmt.Errorf("-budget %d tokens is absurd (limit %d)", o.budget, maxTokens))
+		return usageError(fmt.Errorf("-budget %d tokens is absurd (limit %d)", o.budget, maxTokens))
 	}
 	if !o.stagedDiff && (o.budget != 0 || o.instructions != "" || o.maxParts != 0) {
-		return e.fail(exitUsage, errors.New("-budget, -instructions and -max-parts need -staged-diff"))
+		return usageError(errors.New("-budget, -instructions and -max-parts need -staged-diff"))
 	}
 	if o.stagedDiff && len(names) > 0 {
-		return e.fail(exitUsage, errors.New("-staged-diff takes no FILE arguments"))
+		return usageError(errors.New("-staged-diff takes no FILE arguments"))
 	}
 
 	for _, n := range names {
@@ -115,31 +107,31 @@ func runCheck(e *env, args []string) int {
 			p = filepath.Join(o.dir, p)
 		}
 		if _, err := os.Stat(p); err != nil {
-			return e.fail(exitError, fmt.Errorf("check: %s: no such file", n))
+			return fmt.Errorf("check: %s: no such file", n)
 		}
 	}
 	root, err := findRepoRoot(o.dir)
 	if err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
 	if _, ok := repoRoot(o.dir); o.stagedDiff && !ok {
-		return e.fail(exitError, fmt.Errorf("check -staged-diff: %s is not inside a git repository (run it there, or pass -C DIR)", root))
+		return fmt.Errorf("check -staged-diff: %s is not inside a git repository (run it there, or pass -C DIR)", root)
 	}
 	cfg, err := loadCheckConfig(root, o.configPath)
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 	counter, err := budget.NewEncodingCounter(o.encoding)
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 	if o.stagedDiff {
 		return runCheckDiff(e, root, &o, cfg, counter)
 	}
 
-	rep, err := checkRepo(root, &cfg.Check.checkConfig, counter)
+	rep, err := check.Repo(root, &cfg.Check, counter)
 	if err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
 	if len(names) > 0 {
 		rep.Results = filterResults(rep.Results, root, o.dir, names)
@@ -148,15 +140,15 @@ func runCheck(e *env, args []string) int {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
-			return e.fail(exitError, err)
+			return err
 		}
 	} else if err := writeCheckTable(e.stdout, rep); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
 	if n := rep.Over(); n > 0 {
-		return e.fail(exitNoFit, fmt.Errorf("%d of %d prompt files over budget", n, len(rep.Results)))
+		return noFitError(fmt.Errorf("%d of %d prompt files over budget", n, len(rep.Results)))
 	}
-	return exitOK
+	return nil
 }
 
 // loadCheckConfig reads the [check] section of the config file: explicit
@@ -180,13 +172,7 @@ func loadCheckConfig(root, explicit string) (*checkFile, error) {
 			return nil, fmt.Errorf("config %s: unknown key %q (known in [check]: project_doc_max_bytes, project_doc_fallback_filenames, agents_max_tokens, no_defaults, review_budget, review_max_parts, files)", p, k.String())
 		}
 	}
-	if cf.Check.ReviewBudget < 0 || cf.Check.ReviewMaxParts < 0 {
-		return nil, fmt.Errorf("config %s: check.review_budget and check.review_max_parts must not be negative", p)
-	}
-	if v := cf.Check.ProjectDocMaxBytes; v != nil && *v < 0 {
-		return nil, fmt.Errorf("config %s: check.project_doc_max_bytes must not be negative", p)
-	}
-	if _, err := cf.Check.rules(); err != nil {
+	if err := cf.Check.Validate(); err != nil {
 		return nil, fmt.Errorf("config %s: %w", p, err)
 	}
 	return &cf, nil
@@ -195,7 +181,7 @@ func loadCheckConfig(root, explicit string) (*checkFile, error) {
 // filterResults keeps the results about the named files: the file itself, or
 // an AGENTS chain that holds it. Names are relative to the directory the user
 // ran in (pre-commit passes them relative to the root, where it runs).
-func filterResults(rs []checkResult, root, dir string, names []string) []checkResult {
+func filterResults(rs []check.Result, root, dir string, names []string) []check.Result {
 	want := map[string]bool{}
 	absDir, _ := filepath.Abs(dir)
 	for _, n := range names {
@@ -206,7 +192,7 @@ func filterResults(rs []checkResult, root, dir string, names []string) []checkRe
 			want[filepath.ToSlash(rel)] = true
 		}
 	}
-	var out []checkResult
+	var out []check.Result
 	for _, r := range rs {
 		keep := want[r.Path]
 		for _, c := range r.Chain {
@@ -219,7 +205,7 @@ func filterResults(rs []checkResult, root, dir string, names []string) []checkRe
 	return out
 }
 
-func writeCheckTable(w io.Writer, rep *checkReport) error {
+func writeCheckTable(w io.Writer, rep *check.Report) error {
 	if len(rep.Results) == 0 {
 		_, err := fmt.Fprintln(w, "no prompt files found")
 		return err
@@ -243,7 +229,7 @@ func writeCheckTable(w io.Writer, rep *checkReport) error {
 }
 
 // limitText renders a result's budget, e.g. "chain 5120/32768 bytes".
-func limitText(r checkResult) string {
+func limitText(r check.Result) string {
 	var parts []string
 	if r.Chain != nil || r.Rule == "codex AGENTS.md chain" {
 		parts = append(parts, fmt.Sprintf("chain %d/%d bytes", r.ChainBytes, r.MaxBytes))
@@ -264,25 +250,20 @@ func limitText(r checkResult) string {
 	return strings.Join(parts, ", ")
 }
 
-// defaultReviewBudget is the review request size assumed by -staged-diff
-// when neither -budget nor review_budget is set: a 32k-token request is the
-// size teams commonly give a review step, well inside every current window.
-const defaultReviewBudget = 32000
-
 // runCheckDiff reports whether the staged diff fits one review request.
-func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget.Counter) int {
+func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget.Counter) error {
 	limit := o.budget
 	if limit == 0 {
 		limit = cfg.Check.ReviewBudget
 	}
 	if limit == 0 {
-		limit = defaultReviewBudget
+		limit = check.DefaultReviewBudget
 	}
 	var instr string
 	if o.instructions != "" {
 		b, err := os.ReadFile(o.instructions)
 		if err != nil {
-			return e.fail(exitError, fmt.Errorf("read instructions: %w", err))
+			return fmt.Errorf("read instructions: %w", err)
 		}
 		instr = string(b)
 	}
@@ -292,17 +273,17 @@ func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget
 	cmd.Stderr = &stderr
 	diff, err := cmd.Output()
 	if err != nil {
-		return e.fail(exitError, fmt.Errorf("git diff --cached: %w: %s", err, strings.TrimSpace(stderr.String())))
+		return fmt.Errorf("git diff --cached: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
-	est, err := estimateReviewParts(context.Background(), string(diff), instr, limit, c)
+	est, err := check.Review(context.Background(), string(diff), instr, limit, c)
 	if err != nil {
-		return e.fail(exitNoFit, err)
+		return noFitError(err)
 	}
 	if o.jsonOut {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(est); err != nil {
-			return e.fail(exitError, err)
+			return err
 		}
 	} else {
 		fmt.Fprintf(e.stdout, "staged diff: %d tokens in %d files; instructions %d tokens; budget %d tokens per request\n",
@@ -321,43 +302,21 @@ func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget
 		maxParts = cfg.Check.ReviewMaxParts
 	}
 	if maxParts > 0 && est.Parts > maxParts {
-		return e.fail(exitNoFit, fmt.Errorf("staged diff needs %d review parts of %d tokens, more than -max-parts %d", est.Parts, limit, maxParts))
+		return noFitError(fmt.Errorf("staged diff needs %d review parts of %d tokens, more than -max-parts %d", est.Parts, limit, maxParts))
 	}
-	return exitOK
+	return nil
 }
 
-// reviewEstimate is the outcome of -staged-diff.
-type reviewEstimate struct {
-	Budget            int `json:"budget"`
-	DiffTokens        int `json:"diff_tokens"`
-	InstructionTokens int `json:"instruction_tokens"`
-	Files             int `json:"files"`
-	Parts             int `json:"parts"`
-	// MinPart and MaxPart are the smallest and largest rendered parts.
-	MinPart int `json:"min_part_tokens,omitempty"`
-	MaxPart int `json:"max_part_tokens,omitempty"`
-}
-
-// estimateReviewParts cuts the diff with split.Split, as "ctxtrim split"
-// would for a review (instructions repeated in every part, each part within
-// limit counted exactly), and reports how many parts it takes.
-func estimateReviewParts(ctx context.Context, diff, instructions string, limit int, c budget.Counter) (*reviewEstimate, error) {
-	est := &reviewEstimate{Budget: limit, InstructionTokens: c.Count(instructions),
-		DiffTokens: c.Count(diff), Files: strings.Count("\n"+diff, "\ndiff --git ")}
-	if strings.TrimSpace(diff) == "" {
-		return est, nil
+// findRepoRoot returns the root of the repository holding dir (see
+// repoRoot: the nearest ancestor with a .git entry, as Codex looks for it),
+// or dir itself, made absolute, outside a repository.
+func findRepoRoot(dir string) (string, error) {
+	if root, ok := repoRoot(dir); ok {
+		return root, nil
 	}
-	res, err := split.Split(ctx, split.Input{Kind: split.Diff, Sources: []split.Source{{Name: "staged", Text: diff}}},
-		c, &split.Options{Budget: limit, Instructions: instructions})
+	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, fmt.Errorf("split the staged diff: %w", err)
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
 	}
-	est.Parts = len(res.Parts)
-	for i, p := range res.Parts {
-		if i == 0 || p.Tokens < est.MinPart {
-			est.MinPart = p.Tokens
-		}
-		est.MaxPart = max(est.MaxPart, p.Tokens)
-	}
-	return est, nil
+	return abs, nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // ctxtrim split: cut an oversized task into requests that each fit.
 //
@@ -25,10 +25,6 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/split"
 )
-
-func init() {
-	commands["split"] = command{summary: "cut an oversized task into requests that each fit the budget", run: runSplit}
-}
 
 // minAnswerRoom is the fewest tokens per partial answer below which the
 // reduce part is worth a warning: a review finding takes about 50 tokens,
@@ -77,7 +73,7 @@ type splitFlags struct {
 	verbose      bool
 }
 
-func runSplit(e *env, args []string) int {
+func runSplit(e *env, args []string) error {
 	var f splitFlags
 	fs := flag.NewFlagSet("split", flag.ContinueOnError)
 	f.budgetFlags.register(fs)
@@ -98,31 +94,31 @@ func runSplit(e *env, args []string) int {
 	fs.StringVar(&f.dir, "C", ".", "repository `DIR` for -diff, -staged and -files")
 	fs.BoolVar(&f.noIgnore, "no-ignore", false, "with -files, keep files that ignore rules exclude (.gitignore, info/exclude, core.excludesFile, .ctxtrimignore)")
 	fs.BoolVar(&f.verbose, "v", false, "report the parts on stderr")
-	pos, code, ok := parseFlags(e, fs, args, splitSynopsis, splitHelp)
-	if !ok {
-		return code
+	pos, err := parseFlags(e, fs, args, splitSynopsis, splitHelp)
+	if err != nil {
+		return err
 	}
 	// Every flag conflict is rejected before any file is read.
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 	opts, err := f.validate(pos, set)
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 	if err := f.budgetFlags.validate(); err != nil {
-		return e.fail(exitUsage, fmt.Errorf("split: %w", err))
+		return usageError(fmt.Errorf("split: %w", err))
 	}
 	c, limit, note, err := f.resolve(f.dir)
 	if err != nil {
-		return e.fail(exitUsage, fmt.Errorf("split: %w", err))
+		return usageError(fmt.Errorf("split: %w", err))
 	}
 	opts.Model = f.modelName()
 	if opts.Model == "" && opts.Format != split.Plain {
 		fmt.Fprintln(e.stderr, `ctxtrim: split: the request bodies have no "model" (the API requires one): pass -model M or set model in .ctxtrim.toml`)
 	}
-	in, code, err := f.read(e, opts, pos)
+	in, err := f.read(e, opts, pos)
 	if err != nil {
-		return e.fail(code, err)
+		return err
 	}
 	opts.Budget = limit
 	if note != "" {
@@ -134,17 +130,17 @@ func runSplit(e *env, args []string) int {
 	res, err := split.Split(context.Background(), in, c, opts)
 	switch {
 	case errors.Is(err, split.ErrNoFit), errors.Is(err, split.ErrTooManyParts):
-		return e.fail(exitNoFit, err)
+		return noFitError(err)
 	case err != nil:
-		return e.fail(exitError, err)
+		return err
 	}
 	if f.verify {
 		if err := split.Verify(in, res, c, opts); err != nil {
-			return e.fail(exitError, err)
+			return err
 		}
 	}
 	if err := f.write(e, res); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
 	if r := res.Manifest.Reduce; r != nil && r.AnswerRoomPerPart < minAnswerRoom {
 		fmt.Fprintf(e.stderr, "ctxtrim: the reduce part leaves %d tokens for each of the %d partial answers; ask for shorter answers or raise the budget\n",
@@ -158,7 +154,7 @@ func runSplit(e *env, args []string) int {
 			fmt.Fprintln(e.stderr, "ctxtrim: verified: every part fits, and the parts hold the input exactly once")
 		}
 	}
-	return exitOK
+	return nil
 }
 
 // validate checks the flags and arguments alone (set holds the flags given
@@ -212,19 +208,19 @@ func (f *splitFlags) validate(args []string, set map[string]bool) (*split.Option
 
 // read reads the instructions and the input into opts and the returned
 // Input, after validate.
-func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Input, int, error) {
+func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Input, error) {
 	var in split.Input
 	if f.instructions != "" {
 		b, err := os.ReadFile(f.instructions)
 		if err != nil {
-			return in, exitError, fmt.Errorf("read instructions: %w", err)
+			return in, fmt.Errorf("read instructions: %w", err)
 		}
 		opts.Instructions = string(b)
 	}
 	if f.reduceFile != "" {
 		b, err := os.ReadFile(f.reduceFile)
 		if err != nil {
-			return in, exitError, fmt.Errorf("read reduce instructions: %w", err)
+			return in, fmt.Errorf("read reduce instructions: %w", err)
 		}
 		opts.ReduceInstructions = string(b)
 	}
@@ -244,7 +240,7 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 	case len(f.files) > 0:
 		for _, p := range f.files {
 			if !doublestar.ValidatePattern(p) {
-				return in, exitError, fmt.Errorf("split: bad -files pattern %q", p)
+				return in, fmt.Errorf("split: bad -files pattern %q", p)
 			}
 		}
 		var skipped []split.Skip
@@ -255,11 +251,11 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		if len(args) == 1 && args[0] != "-" {
 			file, err := os.Open(args[0])
 			if err != nil {
-				return in, exitError, err
+				return in, err
 			}
 			defer file.Close()
 			if st, err := file.Stat(); err == nil && st.IsDir() {
-				return in, exitBadInput, fmt.Errorf("%s: is a directory (use -files GLOB for the files in it)", args[0])
+				return in, badInputError(fmt.Errorf("%s: is a directory (use -files GLOB for the files in it)", args[0]))
 			}
 			name, r = args[0], file
 		}
@@ -271,10 +267,10 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 			if name == "-" {
 				err = fmt.Errorf("read stdin: %w", err)
 			}
-			return in, exitError, err // a file's error names it
+			return in, err // a file's error names it
 		}
 		if i := bytes.IndexByte(b[:min(len(b), binarySniff)], 0); i >= 0 {
-			return in, exitBadInput, fmt.Errorf("%s: binary input (NUL byte at offset %d)", displayName(name), i)
+			return in, badInputError(fmt.Errorf("%s: binary input (NUL byte at offset %d)", displayName(name), i))
 		}
 		kind := split.Text
 		if !f.text && split.LooksLikeDiff(string(b)) {
@@ -283,13 +279,13 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		in = split.Input{Kind: kind, Sources: []split.Source{{Name: name, Text: string(b)}}}
 	}
 	if err != nil {
-		return in, exitError, err
+		return in, err
 	}
 	if opts.Format != split.Plain {
 		for _, src := range in.Sources {
 			if !utf8.ValidString(src.Text) {
-				return in, exitBadInput, fmt.Errorf("split: %s: not valid UTF-8 (first bad byte at offset %d): JSON request bodies cannot carry it unchanged; convert it to UTF-8 or split without -request",
-					displayName(src.Name), invalidAt([]byte(src.Text)))
+				return in, badInputError(fmt.Errorf("split: %s: not valid UTF-8 (first bad byte at offset %d): JSON request bodies cannot carry it unchanged; convert it to UTF-8 or split without -request",
+					displayName(src.Name), invalidAt([]byte(src.Text))))
 			}
 		}
 	}
@@ -298,9 +294,9 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		empty = empty && s.Text == ""
 	}
 	if empty && in.Kind != split.Files {
-		return in, exitBadInput, fmt.Errorf("split: empty input")
+		return in, badInputError(fmt.Errorf("split: empty input"))
 	}
-	return in, exitOK, nil
+	return in, nil
 }
 
 // unescape interprets \n, \t, \f, \0 and \\ in a flag value.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"strings"
 )
-
-func init() {
-	commands["models"] = command{summary: "list the model table: windows, max output, encodings", run: runModels}
-}
 
 // modelJSON is one row of `ctxtrim models -json`.
 type modelJSON struct {
@@ -26,27 +22,27 @@ type modelJSON struct {
 	Source         string   `json:"source,omitempty"`
 }
 
-func runModels(e *env, args []string) int {
+func runModels(e *env, args []string) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the table as JSON, with aliases, sources and tokenizer families")
-	pos, code, ok := parseFlags(e, fs, args, "ctxtrim models [-json] [MODEL]",
+	pos, err := parseFlags(e, fs, args, "ctxtrim models [-json] [MODEL]",
 		"Lists the model table, with overrides from .ctxtrim.toml and the user config applied.\nWith MODEL, shows that model and the input budget ctxtrim derives for it.")
-	if !ok {
-		return code
+	if err != nil {
+		return err
 	}
 	if len(pos) > 1 {
-		return e.fail(exitUsage, fmt.Errorf("models takes at most one MODEL, got %q", pos))
+		return usageError(fmt.Errorf("models takes at most one MODEL, got %q", pos))
 	}
 	if len(pos) == 1 && strings.TrimSpace(pos[0]) == "" {
-		return e.fail(exitUsage, errors.New("models: empty MODEL name (run ctxtrim models for the list)"))
+		return usageError(errors.New("models: empty MODEL name (run ctxtrim models for the list)"))
 	}
 	cfg, err := loadConfig(".")
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 	table, err := cfg.table()
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 
 	if len(pos) == 1 {
@@ -78,9 +74,9 @@ func runModels(e *env, args []string) int {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			return e.fail(exitError, err)
+			return err
 		}
-		return exitOK
+		return nil
 	}
 
 	models := table.Models()
@@ -104,16 +100,16 @@ func runModels(e *env, args []string) int {
 	out.WriteString("\nWindows hold input and output together, except \"in …\" (an input-only limit).\n")
 	out.WriteString("Estimates count with o200k_base × the family factor; see ctxtrim models -json for the reasons.\n")
 	if _, err := fmt.Fprint(e.stdout, out.String()); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 // showModel prints one model and the budget the defaults give it.
-func showModel(e *env, cfg *config, name string, asJSON bool) int {
+func showModel(e *env, cfg *config, name string, asJSON bool) error {
 	p, err := (&budgetFlags{model: name}).plan(".", true)
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 	m := p.model
 	if asJSON {
@@ -128,9 +124,9 @@ func showModel(e *env, cfg *config, name string, asJSON bool) int {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			return e.fail(exitError, err)
+			return err
 		}
-		return exitOK
+		return nil
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "model       %s", m.Name)
@@ -155,9 +151,9 @@ func showModel(e *env, cfg *config, name string, asJSON bool) int {
 		fmt.Fprintf(&b, "source      %s\n", m.Source)
 	}
 	if _, err := fmt.Fprint(e.stdout, b.String()); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 func familyWhy(p *budgetPlan, family string) string {

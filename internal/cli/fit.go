@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -6,23 +6,16 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"unicode/utf8"
-
-	"golang.org/x/term"
 
 	"github.com/ctxtrim/ctxtrim/budget"
 )
-
-func init() {
-	commands["fit"] = command{summary: "trim text from stdin to the budget, keeping head and tail", run: runFit}
-}
 
 // maxFitInput bounds what fit reads: it must hold the whole text to keep
 // its tail. 1 GiB of text is ~250M tokens, far above any window.
 const maxFitInput = 1 << 30
 
-func runFit(e *env, args []string) int {
+func runFit(e *env, args []string) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.register(fs)
@@ -31,12 +24,12 @@ func runFit(e *env, args []string) int {
 	help := "Trims text from stdin to the input budget at line boundaries, keeping head and tail,\n" +
 		"with a marker line saying how much was dropped.\n" +
 		fmt.Sprintf("Exit status: 0 unchanged, %d trimmed, %d usage, %d bad input, %d budget smaller than the marker, %d error.", exitTrimmed, exitUsage, exitBadInput, exitNoFit, exitError)
-	pos, code, ok := parseFlags(e, fs, args, "ctxtrim fit (-model M | -budget N | -window N -encoding E) [-reserve N] [-from-error TEXT|@FILE] [-keep both|head|tail] < text", help)
-	if !ok {
-		return code
+	pos, err := parseFlags(e, fs, args, "ctxtrim fit (-model M | -budget N | -window N -encoding E) [-reserve N] [-from-error TEXT|@FILE] [-keep both|head|tail] < text", help)
+	if err != nil {
+		return err
 	}
 	if len(pos) > 0 {
-		return e.fail(exitUsage, fmt.Errorf("fit reads stdin and takes no arguments, got %q (use: ctxtrim fit … < %[1]s)", pos[0]))
+		return usageError(fmt.Errorf("fit reads stdin and takes no arguments, got %q (use: ctxtrim fit … < %[1]s)", pos[0]))
 	}
 	var opts budget.FitOptions
 	switch *keep {
@@ -47,11 +40,11 @@ func runFit(e *env, args []string) int {
 	case "tail":
 		opts.Keep = budget.KeepTail
 	default:
-		return e.fail(exitUsage, fmt.Errorf("-keep %q: want both, head or tail", *keep))
+		return usageError(fmt.Errorf("-keep %q: want both, head or tail", *keep))
 	}
 	c, limit, note, err := bf.resolve(".")
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 
 	if stdinIsTerminal(e) {
@@ -59,35 +52,35 @@ func runFit(e *env, args []string) int {
 	}
 	data, err := io.ReadAll(io.LimitReader(e.stdin, maxFitInput+1))
 	if err != nil {
-		return e.fail(exitError, fmt.Errorf("read stdin: %w", err))
+		return fmt.Errorf("read stdin: %w", err)
 	}
 	switch {
 	case len(data) > maxFitInput:
-		return e.fail(exitBadInput, fmt.Errorf("stdin is larger than %d MiB; fit holds its input in memory", maxFitInput>>20))
+		return badInputError(fmt.Errorf("stdin is larger than %d MiB; fit holds its input in memory", maxFitInput>>20))
 	case len(data) == 0:
 		// Nothing fits any budget: a filter passes empty input through
 		// (git diff | ctxtrim fit | … must not fail on a clean tree).
-		return exitOK
+		return nil
 	}
 	if i := bytes.IndexByte(data[:min(len(data), binarySniff)], 0); i >= 0 {
-		return e.fail(exitBadInput, fmt.Errorf("stdin looks binary (NUL byte at offset %d)", i))
+		return badInputError(fmt.Errorf("stdin looks binary (NUL byte at offset %d)", i))
 	}
 	if !utf8.Valid(data) {
-		return e.fail(exitBadInput, fmt.Errorf("stdin is not valid UTF-8 (first bad byte at offset %d)", invalidAt(data)))
+		return badInputError(fmt.Errorf("stdin is not valid UTF-8 (first bad byte at offset %d)", invalidAt(data)))
 	}
 
 	r, err := budget.Fit(string(data), c, limit, &opts)
 	if errors.Is(err, budget.ErrBudgetTooSmall) {
-		return e.fail(exitNoFit, err)
+		return noFitError(err)
 	}
 	if err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
 	if _, err := io.WriteString(e.stdout, r.Text); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
 	if !r.Cut {
-		return exitOK
+		return nil
 	}
 	if !*quiet {
 		msg := fmt.Sprintf("ctxtrim: trimmed %d → %d tokens to fit %d (dropped %d lines, %d tokens)", r.InputTokens, r.Tokens, limit, r.DroppedLines, r.DroppedTokens)
@@ -96,12 +89,5 @@ func runFit(e *env, args []string) int {
 		}
 		fmt.Fprintln(e.stderr, msg)
 	}
-	return exitTrimmed
-}
-
-// stdinIsTerminal reports whether stdin is an interactive terminal, where a
-// filter waiting for input would otherwise look hung.
-func stdinIsTerminal(e *env) bool {
-	f, ok := e.stdin.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return exitStatus(exitTrimmed)
 }

@@ -1,4 +1,4 @@
-// Records reference token counts for testdata/count with npm's tiktoken
+// Records reference token counts for internal/cli/testdata/count with npm's tiktoken
 // (OpenAI's Rust tiktoken compiled to WASM), special-token text as plain text.
 import { get_encoding } from "tiktoken";
 import { readFileSync, readdirSync } from "fs";

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,10 +13,6 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 )
-
-func init() {
-	commands["count"] = command{summary: "count tokens per file and in total, like wc", run: runCount}
-}
 
 // Streaming limits of count. Memory stays below maxPending + one read.
 const (
@@ -36,23 +32,23 @@ type countResult struct {
 	errCode int
 }
 
-func runCount(e *env, args []string) int {
+func runCount(e *env, args []string) error {
 	fs := flag.NewFlagSet("count", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.registerCounting(fs)
 	asJSON := fs.Bool("json", false, "print JSON: per-file counts, total, encoding, estimate")
 	chat := fs.Bool("chat", false, "each input is an OpenAI Chat Completions request body (JSON): count the whole request, message framing and tool definitions included")
-	names, code, ok := parseFlags(e, fs, args, "ctxtrim count [-model M | -encoding E] [-json] [-chat] [FILE...]",
+	names, err := parseFlags(e, fs, args, "ctxtrim count [-model M | -encoding E] [-json] [-chat] [FILE...]",
 		"Counts tokens per file and in total, like wc; reads stdin when no FILE is given or FILE is -.\n"+
 			"With -model, counts with the model's tokenizer (an estimate for non-OpenAI models, noted on stderr).\n"+
 			fmt.Sprintf("Exit status: 0 ok, %d a FILE could not be read, %d usage, %d binary or not UTF-8 input;\n", exitError, exitUsage, exitBadInput)+
 			"the other files are still counted.")
-	if !ok {
-		return code
+	if err != nil {
+		return err
 	}
 	p, err := bf.plan(".", false)
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 
 	if len(names) == 0 {
@@ -61,7 +57,7 @@ func runCount(e *env, args []string) int {
 	var results []countResult
 	total := 0
 	var totalBytes int64
-	code = exitOK
+	code := exitOK
 	for _, name := range names {
 		r := countOne(e, p, name, *chat)
 		if r.Error != "" {
@@ -91,9 +87,9 @@ func runCount(e *env, args []string) int {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
-			return e.fail(exitError, err)
+			return err
 		}
-		return code
+		return statusOf(code)
 	}
 	if p.note != "" {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", p.note)
@@ -113,9 +109,18 @@ func runCount(e *env, args []string) int {
 		fmt.Fprintf(&buf, "%8d total\n", total)
 	}
 	if _, err := e.stdout.Write(buf.Bytes()); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
-	return code
+	return statusOf(code)
+}
+
+// statusOf is count's outcome when it has reported each file's problem
+// itself: nil, or the exit status of the worst one.
+func statusOf(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return exitStatus(code)
 }
 
 func displayName(name string) string {
@@ -189,7 +194,7 @@ func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 	n, size, approx, err := countStream(p.exact, in)
 	r.Bytes, r.Approx = size, approx
 	if err != nil {
-		var bad *badInputError
+		var bad *unreadableError
 		if errors.As(err, &bad) {
 			r.Error, r.errCode = err.Error(), exitBadInput
 		} else {
@@ -210,10 +215,10 @@ func scale(n int, factor float64) int {
 	return int(math.Ceil(float64(n)*factor - 1e-9))
 }
 
-// badInputError is input that cannot be counted: binary or not UTF-8.
-type badInputError struct{ msg string }
+// unreadableError is input that cannot be counted: binary or not UTF-8.
+type unreadableError struct{ msg string }
 
-func (b *badInputError) Error() string { return b.msg }
+func (b *unreadableError) Error() string { return b.msg }
 
 // countStream counts r exactly in bounded memory: it reads pieces of about
 // countChunk bytes and counts each up to a split point where the tokenizer
@@ -237,7 +242,7 @@ func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx 
 		if !sniffed && (len(buf) >= binarySniff || eof) {
 			sniffed = true
 			if i := bytes.IndexByte(buf[:min(len(buf), binarySniff)], 0); i >= 0 {
-				return 0, size, approx, &badInputError{fmt.Sprintf("binary input (NUL byte at offset %d), not counted", offset+int64(i))}
+				return 0, size, approx, &unreadableError{fmt.Sprintf("binary input (NUL byte at offset %d), not counted", offset+int64(i))}
 			}
 		}
 		if !eof && len(buf) < countChunk {
@@ -257,7 +262,7 @@ func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx 
 		piece := buf[:cut]
 		if !utf8.Valid(piece) {
 			i := invalidAt(piece)
-			return 0, size, approx, &badInputError{fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", offset+int64(i))}
+			return 0, size, approx, &unreadableError{fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", offset+int64(i))}
 		}
 		tokens += c.Count(string(piece))
 		offset += int64(cut)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -10,10 +10,6 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/history"
 )
-
-func init() {
-	commands["history"] = command{summary: "prune a conversation (Chat, Responses, Anthropic, Codex rollout) to a budget", run: runHistory}
-}
 
 const historySynopsis = "ctxtrim history [-model M | -budget N] [flags] [FILE|-] > pruned"
 
@@ -31,7 +27,7 @@ pinned part alone does not fit, 1 other errors. With -dry-run nothing is
 written to stdout: the report of what would be removed goes to stderr and
 the exit status is the same.`
 
-func runHistory(e *env, args []string) int {
+func runHistory(e *env, args []string) error {
 	fs := flag.NewFlagSet("history", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.register(fs)
@@ -42,25 +38,25 @@ func runHistory(e *env, args []string) int {
 	dryRun := fs.Bool("dry-run", false, "report what would be removed on stderr; write nothing to stdout")
 	explain := fs.Bool("explain", false, "report tokens before and after each step on stderr")
 	verbose := fs.Bool("v", false, "log progress on stderr")
-	files, code, ok := parseFlags(e, fs, args, historySynopsis, historyHelp)
-	if !ok {
-		return code
+	files, err := parseFlags(e, fs, args, historySynopsis, historyHelp)
+	if err != nil {
+		return err
 	}
 	if len(files) > 1 {
-		return e.fail(exitUsage, fmt.Errorf("history takes at most one FILE, got %d: %q", len(files), files))
+		return usageError(fmt.Errorf("history takes at most one FILE, got %d: %q", len(files), files))
 	}
 	f, err := history.ParseFormatName(*format)
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 	for name, v := range map[string]int{"-keep-last": *keepLast, "-mask-after": *maskAfter, "-max-item": *maxItem} {
 		if v < 0 {
-			return e.fail(exitUsage, fmt.Errorf("%s must not be negative, got %d", name, v))
+			return usageError(fmt.Errorf("%s must not be negative, got %d", name, v))
 		}
 	}
 	counter, limit, note, err := bf.resolve(".")
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 	if note != "" {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
@@ -71,11 +67,11 @@ func runHistory(e *env, args []string) int {
 		name = files[0]
 		file, err := os.Open(name)
 		if err != nil {
-			return e.fail(exitError, err) // the error names the file
+			return err // the error names the file
 		}
 		defer file.Close()
 		if st, err := file.Stat(); err == nil && st.IsDir() {
-			return e.fail(exitBadInput, fmt.Errorf("%s: is a directory", name))
+			return badInputError(fmt.Errorf("%s: is a directory", name))
 		}
 		in = file
 	}
@@ -85,9 +81,9 @@ func runHistory(e *env, args []string) int {
 	conv, err := history.ParseFormat(in, f)
 	if err != nil {
 		if errors.Is(err, history.ErrBadInput) {
-			return e.fail(exitBadInput, fmt.Errorf("%s: %w", name, err))
+			return badInputError(fmt.Errorf("%s: %w", name, err))
 		}
-		return e.fail(exitError, fmt.Errorf("%s: %w", name, err))
+		return fmt.Errorf("%s: %w", name, err)
 	}
 
 	opts := &history.Options{KeepLast: *keepLast, MaskAfter: *maskAfter, MaxItem: *maxItem}
@@ -103,28 +99,28 @@ func runHistory(e *env, args []string) int {
 	res, err := history.Prune(conv, limit, counter, opts)
 	if err != nil {
 		if errors.Is(err, history.ErrNoFit) {
-			return e.fail(exitNoFit, err)
+			return noFitError(err)
 		}
-		return e.fail(exitError, err)
+		return err
 	}
 	if *explain || *dryRun {
 		reportPrune(e.stderr, conv, res, *dryRun)
 	}
-	code = exitOK
+	var done error // unchanged
 	if res.Changed() {
-		code = exitTrimmed
+		done = exitStatus(exitTrimmed)
 	}
 	if *dryRun {
-		return code
+		return done
 	}
 	var out bytes.Buffer
 	if err := res.Conversation.Encode(&out); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
 	if _, err := io.Copy(e.stdout, &out); err != nil {
-		return e.fail(exitError, err)
+		return err
 	}
-	return code
+	return done
 }
 
 func reportPrune(w io.Writer, conv *history.Conversation, res *history.Result, dry bool) {

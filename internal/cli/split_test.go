@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func splitRepo(t *testing.T, commit bool) string {
 func runSplitCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(append([]string{"split"}, args...), strings.NewReader(stdin), &out, &errb)
+	code = Run(append([]string{"split"}, args...), strings.NewReader(stdin), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

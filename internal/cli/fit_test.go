@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -99,10 +99,10 @@ func TestFitCLI(t *testing.T) {
 	}
 }
 
-// TestFitIsDefault checks that fit runs without a subcommand name only
-// when no select command is registered (main.go's fallback).
+// TestFitRegisteredByName checks that fit is in the command table and runs
+// by its name.
 func TestFitRegisteredByName(t *testing.T) {
-	if _, ok := commands["fit"]; !ok {
+	if _, ok := lookup("fit"); !ok {
 		t.Fatal("fit is not registered")
 	}
 	isolateConfig(t)

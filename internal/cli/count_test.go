@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 func runBuf(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = run(args, strings.NewReader(stdin), &out, &errb)
+	code = Run(args, strings.NewReader(stdin), &out, &errb)
 	return out.String(), errb.String(), code
 }
 
@@ -172,7 +172,7 @@ func TestBrokenPipeIsSuccess(t *testing.T) {
 	isolateConfig(t)
 	for _, args := range [][]string{{"count"}, {"fit", "-budget", "20"}, {"models"}} {
 		var errb bytes.Buffer
-		if code := run(args, strings.NewReader(strings.Repeat("line of text\n", 100)), epipeWriter{}, &errb); code != exitOK {
+		if code := Run(args, strings.NewReader(strings.Repeat("line of text\n", 100)), epipeWriter{}, &errb); code != exitOK {
 			t.Errorf("%v on a closed pipe: exit %d, stderr %q", args, code, errb.String())
 		}
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"errors"
@@ -337,11 +337,11 @@ func noMarginIfZero(n int) int {
 // parseFlags parses args on fs and returns the positional arguments.
 // Flags may come after positional arguments too ("count a.txt -json"), as
 // users type them; "--" ends the flags, so that a FILE may start with "-".
-// Errors are reported once, as "ctxtrim: NAME: <err> (see ctxtrim NAME
-// -h)"; -h prints usage, help and the flags to stderr. ok is false when
-// the caller should return code. usage is the synopsis after "usage: "
-// (further lines indented to match), help the description.
-func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (pos []string, code int, ok bool) {
+// A bad flag is a usage error "NAME: <err> (see ctxtrim NAME -h)"; -h
+// prints usage, help and the flags to stderr and returns exitStatus(0),
+// which the caller returns as it returns any error. usage is the synopsis
+// after "usage: " (further lines indented to match), help the description.
+func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (pos []string, err error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	for {
@@ -349,16 +349,16 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (po
 		switch {
 		case errors.Is(err, flag.ErrHelp):
 			printUsage(e.stderr, fs, usage, help)
-			return nil, exitOK, false
+			return nil, exitStatus(exitOK)
 		case err != nil:
-			return nil, e.fail(exitUsage, fmt.Errorf("%s: %w (see ctxtrim %s -h)", fs.Name(), err, fs.Name())), false
+			return nil, usageError(fmt.Errorf("%s: %w (see ctxtrim %s -h)", fs.Name(), err, fs.Name()))
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
-			return pos, 0, true
+			return pos, nil
 		}
 		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(pos, rest...), 0, true
+			return append(pos, rest...), nil
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]

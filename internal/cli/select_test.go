@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ func TestSelectCLI(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := run(tc.args, strings.NewReader(tc.stdin), &stdout, &stderr)
+			code := Run(tc.args, strings.NewReader(tc.stdin), &stdout, &stderr)
 			if code != tc.code {
 				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr.String())
 			}
@@ -124,7 +124,7 @@ func TestSelectCLIExplainJSON(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := txtartest.Repo(t, txtar.Parse([]byte(selectRepo)))
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"--repo", dir, "--budget", "2000", "--explain=json", "retry"}, nil, &stdout, &stderr); code != exitOK {
+	if code := Run([]string{"--repo", dir, "--budget", "2000", "--explain=json", "retry"}, nil, &stdout, &stderr); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	var got struct {

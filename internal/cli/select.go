@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -18,10 +18,6 @@ import (
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
-
-func init() {
-	commands["select"] = command{summary: "select repository context for a task, within a token budget (the default)", run: runSelect}
-}
 
 // selectSynopsis and selectHelp are the select command's help.
 const (
@@ -58,7 +54,7 @@ func (x *explainFlag) Set(s string) error {
 	return nil
 }
 
-func runSelect(e *env, args []string) int {
+func runSelect(e *env, args []string) error {
 	fs := flag.NewFlagSet("select", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.register(fs)
@@ -69,39 +65,39 @@ func runSelect(e *env, args []string) int {
 	verbose := fs.Bool("v", false, "report progress and skipped files on stderr")
 	var explain explainFlag
 	fs.Var(&explain, "explain", "explain the ranking and the budget on stderr; -explain=json for JSON")
-	words, code, ok := parseFlags(e, fs, args, selectSynopsis, selectHelp)
-	if !ok {
-		return code
+	words, err := parseFlags(e, fs, args, selectSynopsis, selectHelp)
+	if err != nil {
+		return err
 	}
 	switch *format {
 	case slicer.FormatMarkdown, slicer.FormatXML, slicer.FormatJSON, slicer.FormatPaths:
 	default:
-		return e.fail(exitUsage, fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", *format))
+		return usageError(fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", *format))
 	}
 	task := strings.Join(words, " ")
 	if task == "" || task == "-" {
 		if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-			return e.fail(exitUsage, errors.New("no task: pass it as arguments or on stdin (ctxtrim -h for help)"))
+			return usageError(errors.New("no task: pass it as arguments or on stdin (ctxtrim -h for help)"))
 		}
 		b, err := io.ReadAll(e.stdin)
 		if err != nil {
-			return e.fail(exitError, fmt.Errorf("read task: %w", err))
+			return fmt.Errorf("read task: %w", err)
 		}
 		task = string(b)
 	}
 	if strings.TrimSpace(task) == "" {
-		return e.fail(exitUsage, errors.New("no task: pass it as arguments or on stdin"))
+		return usageError(errors.New("no task: pass it as arguments or on stdin"))
 	}
 	dir, err := filepath.Abs(*repo)
 	if err != nil {
-		return e.fail(exitUsage, fmt.Errorf("repo %s: %w", *repo, err))
+		return usageError(fmt.Errorf("repo %s: %w", *repo, err))
 	}
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return e.fail(exitUsage, fmt.Errorf("repo %s: not a directory", *repo))
+		return usageError(fmt.Errorf("repo %s: not a directory", *repo))
 	}
 	plan, err := bf.plan(dir, true)
 	if err != nil {
-		return e.fail(exitUsage, err)
+		return usageError(err)
 	}
 	c, limit := plan.counter, plan.limit
 	if plan.note != "" {
@@ -113,9 +109,9 @@ func runSelect(e *env, args []string) int {
 	if *verbose {
 		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
 	}
-	ix, code := buildIndex(ctx, e, &slicer.IndexOptions{Dir: dir, Logf: logf})
-	if ix == nil {
-		return code
+	ix, err := buildIndex(ctx, e, &slicer.IndexOptions{Dir: dir, Logf: logf})
+	if err != nil {
+		return err
 	}
 	sel, err := slicer.Select(ctx, ix, task, c, &slicer.SelectOptions{
 		Budget:         limit,
@@ -127,11 +123,11 @@ func runSelect(e *env, args []string) int {
 	})
 	switch {
 	case errors.Is(err, slicer.ErrTaskTooLarge):
-		return e.fail(exitNoFit, err)
+		return noFitError(err)
 	case ctx.Err() != nil:
-		return exitInterrupt
+		return exitStatus(exitInterrupt)
 	case err != nil:
-		return e.fail(exitError, err)
+		return err
 	}
 	for _, s := range sel.Skipped {
 		logf("skipped %s: %s", s.Path, s.Reason)
@@ -153,9 +149,9 @@ func runSelect(e *env, args []string) int {
 		writeExplainJSON(e.stderr, sel, plan.limits)
 	}
 	if _, err := io.WriteString(e.stdout, sel.Text); err != nil {
-		return e.fail(exitError, fmt.Errorf("write output: %w", err))
+		return fmt.Errorf("write output: %w", err)
 	}
-	return exitOK
+	return nil
 }
 
 // writeExplain prints the budget breakdown and per-file scores as a table.

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 const indexRepo = `
 untracked notes.md
 -- main.go --
-package main
+package cli
 
 func main() {}
 
@@ -38,7 +38,7 @@ func TestIndexCommand(t *testing.T) {
 
 	t.Run("json", func(t *testing.T) {
 		var out, errb bytes.Buffer
-		if code := run([]string{"index", "--repo", dir, "--json"}, nil, &out, &errb); code != exitOK {
+		if code := Run([]string{"index", "--repo", dir, "--json"}, nil, &out, &errb); code != exitOK {
 			t.Fatalf("exit %d, stderr %q", code, errb.String())
 		}
 		var got indexSummary
@@ -64,7 +64,7 @@ func TestIndexCommand(t *testing.T) {
 
 	t.Run("text with -explain", func(t *testing.T) {
 		var out, errb bytes.Buffer
-		if code := run([]string{"index", "-repo", dir, "-explain"}, nil, &out, &errb); code != exitOK {
+		if code := Run([]string{"index", "-repo", dir, "-explain"}, nil, &out, &errb); code != exitOK {
 			t.Fatalf("exit %d, stderr %q", code, errb.String())
 		}
 		for _, want := range []string{"files:      3", "symbols:    3 definitions", "skipped:    1 (lock file 1)", "go.sum", "changes:    untracked 1"} {
@@ -85,7 +85,7 @@ func TestIndexCommand(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			if code := run(tc.args, nil, &out, &errb); code != tc.code {
+			if code := Run(tc.args, nil, &out, &errb); code != tc.code {
 				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, errb.String())
 			}
 			if out.Len() != 0 {
@@ -122,7 +122,7 @@ func TestIndexMemoryCapRestored(t *testing.T) {
 	before := debug.SetMemoryLimit(-1)
 	dir := txtartest.Repo(t, txtar.Parse([]byte(indexRepo)))
 	var out, errb bytes.Buffer
-	if code := run([]string{"index", "--repo", dir, "--no-cache"}, nil, &out, &errb); code != exitOK {
+	if code := Run([]string{"index", "--repo", dir, "--no-cache"}, nil, &out, &errb); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	if after := debug.SetMemoryLimit(-1); after != before {

@@ -1,0 +1,172 @@
+// Package cli is the ctxtrim command: it parses flags and configuration,
+// calls the library packages (budget, slicer, history, split) and the
+// prompt-file checker (internal/check), writes the result to stdout and
+// diagnostics to stderr, and maps errors to exit codes in one place
+// (exitCode). It never calls os.Exit: Run returns the code, so tests drive
+// the whole CLI on buffers.
+//
+// Usage:
+//
+//	ctxtrim [flags] [TASK...] < task   select repository context for a task (the main job)
+//	ctxtrim index [flags]              summarise the repository index
+//	ctxtrim history [flags] [FILE]     prune a conversation history to a budget
+//	ctxtrim split [flags] [FILE]       cut an oversized task into requests that each fit
+//	ctxtrim check [flags] [FILE...]    check agent prompt files against their budgets
+//	ctxtrim count [flags] [FILE...]    count tokens, like wc
+//	ctxtrim models [MODEL]             list the model table
+//	ctxtrim fit [flags] < text         trim text to a budget
+//
+// Run "ctxtrim help COMMAND" or "ctxtrim COMMAND -h" for the flags of each
+// command.
+//
+// Layout: a file per command (check.go, count.go, …) holding its flags and
+// output; flags.go the flags every budgeted command shares and the budget
+// they resolve to; config.go the one configuration loader; exit.go the
+// exit codes and the error kinds that choose them.
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// env carries the process's streams so tests can run commands on buffers.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// command is one subcommand. run returns nil on success, or an error that
+// Run reports once, prefixed "ctxtrim: ", and maps to an exit code
+// (exitCode).
+type command struct {
+	name    string
+	summary string
+	run     func(e *env, args []string) error
+}
+
+// commandTable lists the subcommands, sorted by name (help lists them in
+// this order). It is a function, not a variable, so that the CLI holds no
+// package state.
+func commandTable() []command {
+	return []command{
+		{"check", "check agent prompt files (AGENTS.md, CLAUDE.md, …) or the staged diff against their budgets", runCheck},
+		{"count", "count tokens per file and in total, like wc", runCount},
+		{"fit", "trim text from stdin to the budget, keeping head and tail", runFit},
+		{"history", "prune a conversation (Chat, Responses, Anthropic, Codex rollout) to a budget", runHistory},
+		{"index", "index a repository and summarize files, languages, symbols, skips", runIndex},
+		{"models", "list the model table: windows, max output, encodings", runModels},
+		{"select", "select repository context for a task, within a token budget (the default)", runSelect},
+		{"split", "cut an oversized task into requests that each fit the budget", runSplit},
+	}
+}
+
+// lookup returns the command named name.
+func lookup(name string) (command, bool) {
+	for _, c := range commandTable() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// Run is the whole CLI: it runs the command args name (select when args
+// start with a flag or are a task) on the given streams and returns the
+// exit code. It never calls os.Exit.
+//
+// A caller writing to a real pipe should ignore SIGPIPE first (as
+// ctxtrim's main does), so that a closed stdout is an EPIPE error, which
+// Run reports as success.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return e.report(dispatch(e, args))
+}
+
+// dispatch picks the command and runs it.
+func dispatch(e *env, args []string) error {
+	sel, _ := lookup("select")
+	if len(args) == 0 {
+		return sel.run(e, args)
+	}
+	name := args[0]
+	switch {
+	case name == "help" || name == "-h" || name == "-help" || name == "--help":
+		// Help that was asked for is the result: it goes to stdout.
+		if len(args) > 1 && name == "help" {
+			c, ok := lookup(args[1])
+			if !ok {
+				return usageError(fmt.Errorf("help: unknown command %q (known: %s)", args[1], strings.Join(commandNames(), ", ")))
+			}
+			return c.run(&env{stdin: e.stdin, stdout: e.stdout, stderr: e.stdout}, []string{"-h"})
+		}
+		usage(e.stdout)
+		return nil
+	case strings.HasPrefix(name, "-"):
+		return sel.run(e, args)
+	}
+	if c, ok := lookup(name); ok {
+		return c.run(e, args[1:])
+	}
+	// A lone word that is nearly a command name is a typo, not a task.
+	if len(args) == 1 {
+		if near := nearestCommand(name); near != "" {
+			return usageError(fmt.Errorf("unknown command %q; did you mean %q? (a task is read from stdin, or given as several words)", name, near))
+		}
+	}
+	// Otherwise the words are the task of the default job.
+	return sel.run(e, args)
+}
+
+// nearestCommand returns the command name within edit distance 2 of word,
+// or "".
+func nearestCommand(word string) string {
+	best, bestD := "", 3
+	for _, n := range commandNames() {
+		if d := editDistance(word, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// commandNames returns the command names, sorted.
+func commandNames() []string {
+	var names []string
+	for _, c := range commandTable() {
+		names = append(names, c.name)
+	}
+	return names
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: ctxtrim [COMMAND] [flags]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commandTable() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nWithout a command, ctxtrim selects repository context for the task read from\nstdin (or given as words). Run \"ctxtrim help COMMAND\" for a command's flags.")
+}
