@@ -14,7 +14,7 @@ func TestIndentDetected(t *testing.T) {
 		{"testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json", " "},
 		{"testdata/anthropic-tools.json", "  "},
 		{"testdata/transcripts/marshmallow-1867.function_calling.traj", "  "},
-		{"testdata/transcripts/codex-0.169-small.jsonl", ""},
+		{"testdata/transcripts/codex-0.169-multiturn.jsonl", ""},
 	}
 	for _, tc := range tests {
 		src, err := os.ReadFile(tc.file)
