@@ -1,9 +1,9 @@
 package check
 
 import (
+	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -12,10 +12,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
 // Codex's project-doc rules (codex-rs/core/src/project_doc.rs, Codex docs
@@ -187,56 +186,31 @@ func (r *Report) Over() int {
 	return n
 }
 
-// promptFiles lists the repository's files (slash paths relative to root),
-// skipping .git and whatever .gitignore files ignore, sorted.
-func promptFiles(root string) ([]string, error) {
-	patterns, err := gitignore.ReadPatterns(osfs.New(root), nil)
+// promptFiles lists the repository's files (slash paths relative to the
+// work tree root, sorted) with the index's own listing, slicer.ListFiles,
+// so that check sees what index and select see: tracked files even under
+// an ignored directory, untracked ones no ignore rule excludes. Vendored
+// trees are kept (All): Codex reads an AGENTS.md wherever it runs.
+func promptFiles(ctx context.Context, root string) ([]string, error) {
+	list, err := slicer.ListFiles(ctx, &slicer.IndexOptions{Dir: root, All: true})
 	if err != nil {
-		return nil, fmt.Errorf("read .gitignore files: %w", err)
+		return nil, fmt.Errorf("list the files of %s: %w", root, err)
 	}
-	m := gitignore.NewMatcher(patterns)
-	var files []string
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // an unreadable directory is not a prompt file
-		}
-		rel, _ := filepath.Rel(root, p)
-		if rel == "." {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if d.Name() == ".git" || m.Match(strings.Split(rel, "/"), true) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() && d.Type()&fs.ModeSymlink == 0 {
-			return nil
-		}
-		if !m.Match(strings.Split(rel, "/"), false) {
-			files = append(files, rel)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("walk %s: %w", root, err)
-	}
-	sort.Strings(files)
-	return files, nil
+	return list.Paths, nil
 }
 
-// Repo checks every prompt file under root. Files are read, never
-// written. c counts tokens.
-func Repo(root string, cfg *Config, c budget.Counter) (*Report, error) {
+// Repo checks every prompt file of the repository (or plain directory)
+// whose work tree root is root. Files are read, never written. c counts
+// tokens; cfg nil means the built-in defaults.
+func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Report, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
 	rules, err := cfg.Rules()
 	if err != nil {
 		return nil, err
 	}
-	files, err := promptFiles(root)
+	files, err := promptFiles(ctx, root)
 	if err != nil {
 		return nil, err
 	}

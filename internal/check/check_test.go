@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"strings"
@@ -155,7 +156,7 @@ func TestCheckRepo(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			root := writeCheckTree(t, tc.files)
-			rep, err := Repo(root, &tc.cfg, checkLenCounter{})
+			rep, err := Repo(context.Background(), root, &tc.cfg, checkLenCounter{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -299,7 +300,7 @@ func TestCheckRepoUnreadableFile(t *testing.T) {
 	if err := os.Symlink("docs", filepath.Join(root, "CLAUDE.md")); err != nil { // a directory: unreadable
 		t.Skip("no symlinks here:", err)
 	}
-	rep, err := Repo(root, &Config{}, checkLenCounter{})
+	rep, err := Repo(context.Background(), root, &Config{}, checkLenCounter{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,6 +309,51 @@ func TestCheckRepoUnreadableFile(t *testing.T) {
 		got = append(got, r.Status+" "+r.Path)
 	}
 	if diff := cmp.Diff([]string{"ok AGENTS.md", "warn CLAUDE.md"}, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+// A file git tracks is checked even under an ignored directory (added with
+// git add -f), as the index lists it: check used to walk with its own
+// ignore rules and said "no prompt files found".
+func TestRepoTrackedUnderIgnoredDir(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	root := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.email=t@t", "-c", "user.name=t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	for p, c := range map[string]string{
+		".gitignore":     "docs/\n",
+		"docs/CLAUDE.md": strings.Repeat("x", claudeMDMaxChars+1),
+		"docs/notes.md":  "untracked and ignored\n",
+	} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("add", ".gitignore")
+	git("add", "-f", "docs/CLAUDE.md")
+	git("commit", "-q", "-m", "x")
+	rep, err := Repo(context.Background(), root, nil, checkLenCounter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status+" "+r.Path)
+	}
+	if diff := cmp.Diff([]string{"over docs/CLAUDE.md"}, got); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 }

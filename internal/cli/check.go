@@ -129,7 +129,7 @@ func runCheck(e *env, args []string) error {
 		return runCheckDiff(e, root, &o, cfg, counter)
 	}
 
-	rep, err := check.Repo(root, &cfg.Check, counter)
+	rep, err := check.Repo(context.Background(), root, &cfg.Check, counter)
 	if err != nil {
 		return err
 	}
