@@ -106,7 +106,7 @@ func genChange(r *rand.Rand, n int) []genFile {
 }
 
 // unifiedDiff renders files as a git diff with go-git's encoder, through
-// the patch adapter StagedDiff uses.
+// the patch adapter of patch_test.go.
 func unifiedDiff(t testing.TB, files []genFile) string {
 	t.Helper()
 	var p patch

@@ -10,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,7 +19,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/filemode"
+	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
 	"github.com/ctxtrim/ctxtrim/slicer"
@@ -39,7 +38,7 @@ var ErrBadRange = errors.New("bad commit range")
 // trees are supported). spec is "A..B", the diff from A to B, or "A...B",
 // the diff from the merge base of A and B (the first one go-git finds) to
 // B. A and B are any revisions go-git resolves. The diff has go-git's
-// default three lines of context and no rename detection.
+// default three lines of context and its rename detection (as StagedDiff).
 func RangeDiff(dir, spec string) (string, error) {
 	from, to, ok := strings.Cut(spec, "...")
 	mergeBase := ok
@@ -78,90 +77,6 @@ func RangeDiff(dir, spec string) (string, error) {
 	text, err := unified(p)
 	if err != nil {
 		return "", fmt.Errorf("encode diff %s: %w", spec, err)
-	}
-	return text, nil
-}
-
-// StagedDiff returns the unified diff from HEAD to the index of the git
-// repository holding dir (found upwards from dir), read with go-git: what
-// "git diff --cached" shows, but without rename detection. Files are in
-// path order; a file whose hash and mode match HEAD is left out; submodule
-// entries are left out; a file holding a NUL byte on either side is a
-// binary patch. Before the first commit every staged file is added.
-func StagedDiff(dir string) (string, error) {
-	r, err := openRepo(dir)
-	if err != nil {
-		return "", err
-	}
-	idx, err := r.Storer.Index()
-	if err != nil {
-		return "", fmt.Errorf("read index: %w", err)
-	}
-	head := map[string]patchFile{}
-	if ref, err := r.Head(); err == nil {
-		c, err := r.CommitObject(ref.Hash())
-		if err != nil {
-			return "", fmt.Errorf("read HEAD: %w", err)
-		}
-		tree, err := c.Tree()
-		if err != nil {
-			return "", fmt.Errorf("read HEAD tree: %w", err)
-		}
-		err = tree.Files().ForEach(func(f *object.File) error {
-			head[f.Name] = patchFile{f.Hash, f.Mode, f.Name}
-			return nil
-		})
-		if err != nil {
-			return "", fmt.Errorf("walk HEAD tree: %w", err)
-		}
-	} else if !errors.Is(err, plumbing.ErrReferenceNotFound) {
-		return "", fmt.Errorf("read HEAD: %w", err)
-	}
-	staged := map[string]patchFile{}
-	for _, en := range idx.Entries {
-		if en.Mode == filemode.Submodule {
-			continue
-		}
-		staged[en.Name] = patchFile{en.Hash, en.Mode, en.Name}
-	}
-	names := map[string]bool{}
-	for n := range head {
-		names[n] = true
-	}
-	for n := range staged {
-		names[n] = true
-	}
-	sorted := make([]string, 0, len(names))
-	for n := range names {
-		sorted = append(sorted, n)
-	}
-	sort.Strings(sorted)
-	var p patch
-	for _, n := range sorted {
-		a, inHead := head[n]
-		b, inIndex := staged[n]
-		if inHead && inIndex && a.hash == b.hash && a.mode == b.mode {
-			continue
-		}
-		var from, to *patchFile
-		var fromText, toText string
-		if inHead {
-			from = &a
-			if fromText, err = blobText(r, a.hash); err != nil {
-				return "", err
-			}
-		}
-		if inIndex {
-			to = &b
-			if toText, err = blobText(r, b.hash); err != nil {
-				return "", err
-			}
-		}
-		p = append(p, newFilePatch(from, to, fromText, toText))
-	}
-	text, err := unified(p)
-	if err != nil {
-		return "", fmt.Errorf("encode staged diff: %w", err)
 	}
 	return text, nil
 }
@@ -308,16 +223,6 @@ func underAny(p string, dirs []string) bool {
 	return false
 }
 
-// openRepo opens the git repository holding dir, searching upwards, with
-// linked work trees' common git directory.
-func openRepo(dir string) (*git.Repository, error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
-	if err != nil {
-		return nil, fmt.Errorf("open repository %s: %w", dir, err)
-	}
-	return r, nil
-}
-
 // resolveCommit returns the commit that rev names in r.
 func resolveCommit(r *git.Repository, rev string) (*object.Commit, error) {
 	h, err := r.ResolveRevision(plumbing.Revision(rev))
@@ -331,20 +236,12 @@ func resolveCommit(r *git.Repository, rev string) (*object.Commit, error) {
 	return c, nil
 }
 
-// blobText returns the content of the blob h in r.
-func blobText(r *git.Repository, h plumbing.Hash) (string, error) {
-	b, err := r.BlobObject(h)
-	if err != nil {
-		return "", fmt.Errorf("read blob %s: %w", h, err)
+// unified renders p as a git unified diff with go-git's encoder and its
+// default context lines, as RangeDiff renders a commit range.
+func unified(p fdiff.Patch) (string, error) {
+	var buf bytes.Buffer
+	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(p); err != nil {
+		return "", err
 	}
-	rd, err := b.Reader()
-	if err != nil {
-		return "", fmt.Errorf("read blob %s: %w", h, err)
-	}
-	defer rd.Close()
-	data, err := io.ReadAll(rd)
-	if err != nil {
-		return "", fmt.Errorf("read blob %s: %w", h, err)
-	}
-	return string(data), nil
+	return buf.String(), nil
 }

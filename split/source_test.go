@@ -308,6 +308,25 @@ index b023018cabc396e7692c70bbf5784a93d3f738ab..00000000000000000000000000000000
 	if got, err := RangeDiff(dir, "HEAD...HEAD~1"); err != nil || got != "" {
 		t.Errorf("RangeDiff HEAD...HEAD~1 = %q, %v; want empty", got, err)
 	}
+
+	// A rename is a header without a hunk, staged and committed alike.
+	if _, err := wt.Move("edit.txt", "sub/edited.txt"); err != nil {
+		t.Fatal(err)
+	}
+	want = `diff --git a/edit.txt b/sub/edited.txt
+rename from edit.txt
+rename to sub/edited.txt
+`
+	if got, err := StagedDiff(dir); err != nil || got != want {
+		t.Errorf("StagedDiff after git mv = %q, %v; want %q", got, err, want)
+	}
+	third, err := wt.Commit("third", &git.CommitOptions{Author: sig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := RangeDiff(dir, second.String()+".."+third.String()); err != nil || got != want {
+		t.Errorf("RangeDiff second..third = %q, %v; want %q", got, err, want)
+	}
 }
 
 func TestRangeDiffErrors(t *testing.T) {

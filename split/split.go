@@ -4,10 +4,10 @@
 // # Vocabulary
 //
 // An Input is one of three kinds: a unified diff, a set of files, or one
-// text. source.go builds Inputs from a repository: RangeDiff and StagedDiff
-// render diffs with go-git, ReadFiles reads files by glob, leaving out
-// binary and ignored ones. Its Sources hold the bytes (one source for a diff or a text, one per
-// file). Every Part is rendered as
+// text. source.go and staged.go build Inputs from a repository: RangeDiff
+// and StagedDiff render diffs with go-git, renames detected, ReadFiles
+// reads files by glob, leaving out binary and ignored ones. Its Sources
+// hold the bytes (one source for a diff or a text, one per file). Every Part is rendered as
 //
 //	shared instructions + "[part i of n]" header + payload
 //

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/internal/check"
+	"github.com/ctxtrim/ctxtrim/split"
 )
 
 const checkSynopsis = `ctxtrim check [flags] [FILE...]
@@ -267,13 +266,9 @@ func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget
 		}
 		instr = string(b)
 	}
-	cmd := exec.Command("git", "diff", "--cached", "--no-color", "--no-ext-diff")
-	cmd.Dir = root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	diff, err := cmd.Output()
+	diff, err := split.StagedDiff(root)
 	if err != nil {
-		return fmt.Errorf("git diff --cached: %w: %s", err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("read the staged diff: %w", err)
 	}
 	est, err := check.Review(context.Background(), string(diff), instr, limit, c)
 	if err != nil {

@@ -1,7 +1,6 @@
 package split
 
 import (
-	"bytes"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -12,9 +11,9 @@ import (
 )
 
 // The patch* types implement go-git's diff.Patch over file contents held in
-// memory, so that go-git's unified encoder can render a diff that no
-// go-git object pair describes (HEAD → index for StagedDiff; generated
-// changes in tests).
+// memory, so that go-git's unified encoder can render generated changes
+// that no go-git object pair describes, as RangeDiff and StagedDiff render
+// theirs.
 
 // patchFile is one side of a file patch: go-git's diff.File.
 type patchFile struct {
@@ -98,13 +97,3 @@ func (p patch) FilePatches() []fdiff.FilePatch {
 }
 
 func (p patch) Message() string { return "" }
-
-// unified renders p as a git unified diff with go-git's encoder and its
-// default context lines, as RangeDiff renders a commit range.
-func unified(p fdiff.Patch) (string, error) {
-	var buf bytes.Buffer
-	if err := fdiff.NewUnifiedEncoder(&buf, fdiff.DefaultContextLines).Encode(p); err != nil {
-		return "", err
-	}
-	return buf.String(), nil
-}
