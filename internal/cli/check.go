@@ -12,8 +12,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/BurntSushi/toml"
-
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/internal/check"
 	"github.com/ctxtrim/ctxtrim/split"
@@ -65,16 +63,11 @@ type checkOptions struct {
 	maxParts     int
 }
 
-// checkFile is the part of .ctxtrim.toml that check reads.
-type checkFile struct {
-	Check check.Config `toml:"check"`
-}
-
 func runCheck(e *env, args []string) error {
 	var o checkOptions
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	fs.StringVar(&o.dir, "C", ".", "run in `DIR` (any directory inside the repository)")
-	fs.StringVar(&o.configPath, "config", "", "read budgets from `FILE` (default: .ctxtrim.toml at the repository root)")
+	fs.StringVar(&o.configPath, "config", "", "read budgets from `FILE` instead of .ctxtrim.toml at the repository root (the user config applies too)")
 	fs.StringVar(&o.encoding, "encoding", budget.O200kBase, "count tokens with `ENCODING`")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
 	fs.BoolVar(&o.stagedDiff, "staged-diff", false, "check the staged diff against a review budget instead of prompt files")
@@ -116,7 +109,7 @@ func runCheck(e *env, args []string) error {
 	if _, ok := repoRoot(o.dir); o.stagedDiff && !ok {
 		return fmt.Errorf("check -staged-diff: %s is not inside a git repository (run it there, or pass -C DIR)", root)
 	}
-	cfg, err := loadCheckConfig(root, o.configPath)
+	cfg, err := loadConfig(root, o.configPath)
 	if err != nil {
 		return usageError(err)
 	}
@@ -148,33 +141,6 @@ func runCheck(e *env, args []string) error {
 		return noFitError(fmt.Errorf("%d of %d prompt files over budget", n, len(rep.Results)))
 	}
 	return nil
-}
-
-// loadCheckConfig reads the [check] section of the config file: explicit
-// path, else .ctxtrim.toml at the root when it exists. Unknown keys under
-// [check] are an error, so a typo never silently disables a budget.
-func loadCheckConfig(root, explicit string) (*checkFile, error) {
-	var cf checkFile
-	p := explicit
-	if p == "" {
-		p = filepath.Join(root, ".ctxtrim.toml")
-		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
-			return &cf, nil
-		}
-	}
-	md, err := toml.DecodeFile(p, &cf)
-	if err != nil {
-		return nil, fmt.Errorf("read config %s: %w", p, err)
-	}
-	for _, k := range md.Undecoded() {
-		if len(k) > 0 && k[0] == "check" {
-			return nil, fmt.Errorf("config %s: unknown key %q (known in [check]: project_doc_max_bytes, project_doc_fallback_filenames, agents_max_tokens, no_defaults, review_budget, review_max_parts, files)", p, k.String())
-		}
-	}
-	if err := cf.Check.Validate(); err != nil {
-		return nil, fmt.Errorf("config %s: %w", p, err)
-	}
-	return &cf, nil
 }
 
 // filterResults keeps the results about the named files: the file itself, or
@@ -250,7 +216,7 @@ func limitText(r check.Result) string {
 }
 
 // runCheckDiff reports whether the staged diff fits one review request.
-func runCheckDiff(e *env, root string, o *checkOptions, cfg *checkFile, c budget.Counter) error {
+func runCheckDiff(e *env, root string, o *checkOptions, cfg *config, c budget.Counter) error {
 	limit := o.budget
 	if limit == 0 {
 		limit = cfg.Check.ReviewBudget

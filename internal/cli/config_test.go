@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,4 +190,55 @@ func TestModelName(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckConfigOneLoader: check reads [check] through loadConfig, as the
+// other commands read theirs: the user file applies (the repository file
+// wins key by key), and a malformed file is reported as path:line:col.
+// check used to read .ctxtrim.toml alone with its own decoder.
+func TestCheckConfigOneLoader(t *testing.T) {
+	agents := "AGENTS.md\n" + strings.Repeat("Keep handlers small.\n", 2000) // 42,010 bytes
+	tests := []struct {
+		name, user, repo string
+		code             int
+		stdout, stderr   string // substrings
+	}{
+		{"defaults", "", "", exitNoFit, "chain 42010/32768 bytes", ""},
+		{"user file raises the limit", "[check]\nproject_doc_max_bytes = 65536\n", "", exitOK, "chain 42010/65536 bytes", ""},
+		{"repository file wins key by key", "[check]\nproject_doc_max_bytes = 65536\nagents_max_tokens = 1\n", "[check]\nproject_doc_max_bytes = 50000\n", exitNoFit, "chain 42010/50000 bytes, chain", ""},
+		{"syntax error", "", "model = \"gpt-4o\"\n[check]\nreview_budget = = 3\n", exitUsage, "", repoConfigName + ":3:17: "},
+		{"unknown key", "", "[check]\n\n  project_doc_max_byte = 1\n", exitUsage, "", repoConfigName + `:3:3: unknown key "check.project_doc_max_byte"`},
+		{"unknown key in a rule", "[[check.files]]\nglob = \"x\"\nmax_token = 3\n", "", exitUsage, "", `config.toml:3:1: unknown key "check.files.max_token"`},
+		{"negative value", "", "[check]\nreview_budget = -1\n", exitUsage, "", repoConfigName + ": check.review_budget and check.review_max_parts must not be negative"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			writeConfigs(t, tc.user, tc.repo)
+			if err := os.WriteFile("AGENTS.md", []byte(agents), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stdout, stderr, code := runBuf(t, "", "check")
+			if code != tc.code || !strings.Contains(stdout, tc.stdout) || !strings.Contains(stderr, tc.stderr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d, %q, %q", code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
+			}
+		})
+	}
+}
+
+// FuzzKeyPos: keyPos never panics, and returns the path alone or a
+// position on a line of the text.
+func FuzzKeyPos(f *testing.F) {
+	f.Add("[check]\n  review_budgt = 1\n", "check.review_budgt")
+	f.Add("[[check.files]]\n\"glob\" = 'x'\n", "check.files.glob")
+	f.Add("a = 1 # [b]\n[ \"c\" . d ]\ne=2", "c.d.e")
+	f.Fuzz(func(t *testing.T, text, key string) {
+		got := keyPos("p", []byte(text), strings.Split(key, "."))
+		if got == "p" {
+			return
+		}
+		var line, col int
+		if _, err := fmt.Sscanf(got, "p:%d:%d", &line, &col); err != nil || line < 1 || line > strings.Count(text, "\n")+1 || col < 1 {
+			t.Fatalf("keyPos = %q for a %d-line text", got, strings.Count(text, "\n")+1)
+		}
+	})
 }

@@ -157,7 +157,7 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	if err := b.validate(); err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(repoDir)
+	cfg, err := loadConfig(repoDir, "")
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ func runModels(e *env, args []string) error {
 	if len(pos) == 1 && strings.TrimSpace(pos[0]) == "" {
 		return usageError(errors.New("models: empty MODEL name (run ctxtrim models for the list)"))
 	}
-	cfg, err := loadConfig(".")
+	cfg, err := loadConfig(".", "")
 	if err != nil {
 		return usageError(err)
 	}
