@@ -17,7 +17,7 @@ type Counter interface {
 	Count(text string) int
 }
 
-// Encoding names known to ForEncoding.
+// Encoding names known to NewEncodingCounter and NewReferenceCounter.
 const (
 	O200kBase  = "o200k_base"
 	Cl100kBase = "cl100k_base"
@@ -37,7 +37,8 @@ type referenceCounter struct{ enc *tiktoken.Tiktoken }
 func (r referenceCounter) Count(text string) int { return len(r.enc.EncodeOrdinary(text)) }
 
 // NewReferenceCounter returns a Counter backed by tiktoken-go with its ranks
-// loaded offline. It is exact but slow to start; use it as a reference.
+// loaded offline. It is exact but slow to start; use it as a reference. It
+// reports its encoding to EncodingOf.
 func NewReferenceCounter(encoding string) (Counter, error) {
 	if !isKnownEncoding(encoding) {
 		return nil, fmt.Errorf("unknown encoding %q (known: %s)", encoding, strings.Join(knownEncodings, ", "))
@@ -47,7 +48,7 @@ func NewReferenceCounter(encoding string) (Counter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load encoding %s: %w", encoding, err)
 	}
-	return referenceCounter{enc}, nil
+	return encodingCounter{referenceCounter{enc}, encoding}, nil
 }
 
 func isKnownEncoding(name string) bool {
@@ -56,12 +57,17 @@ func isKnownEncoding(name string) bool {
 }
 
 // NewEncodingCounter returns an exact Counter for a tiktoken encoding
-// (o200k_base, cl100k_base). It is safe for concurrent use.
+// (o200k_base, cl100k_base). It is safe for concurrent use, and reports its
+// encoding to EncodingOf.
 //
 // The counter is the fast path of bpe.go: a regexp-free pre-tokenizer,
 // one rank lookup per piece, and parallel counting of long texts. It counts
 // exactly what NewReferenceCounter counts. The encoding's rank table is
 // built on first use (a few milliseconds) and shared by all counters.
 func NewEncodingCounter(encoding string) (Counter, error) {
-	return newBPECounter(encoding)
+	c, err := newBPECounter(encoding)
+	if err != nil {
+		return nil, err
+	}
+	return encodingCounter{c, encoding}, nil
 }

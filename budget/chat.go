@@ -31,24 +31,37 @@ import (
 //
 // The cookbook's constants are those of GPT-4o (o200k_base: FuncInit 7) and
 // GPT-4/3.5 (cl100k_base: FuncInit 10); OverheadFor picks them by encoding.
-// Two extensions are estimates, not cookbook figures: a nested property
-// schema (object or array) costs the tokens of its compact JSON, and an
+// The extensions are estimates, not cookbook figures: a nested property
+// schema (object or array) costs the tokens of its compact JSON; an
 // assistant message's tool calls cost PerToolCall plus the tokens of the
-// function name and arguments. Image parts are not counted.
+// function name and arguments (PerToolCallTokens for custom and legacy
+// calls); an image part costs ImageTokens; a refusal and any other part
+// cost their tokens (the part as compact JSON).
 
 // Message is one chat message.
 type Message struct {
 	Role      string     // "system", "developer", "user", "assistant", "tool"
-	Name      string     // optional participant name
+	Name      string     // optional participant name (any role, tool messages included)
 	Content   string     // text content; parts are concatenated
 	ToolCalls []ToolCall // an assistant's function calls
+	// Images is the number of image parts, ImageTokens each (their pixel
+	// size is not read).
+	Images int
+	// Extra holds other text the model sees that the cookbook has no rule
+	// for: a refusal, and each part other than text and images as its
+	// compact JSON. Each is counted as its tokens.
+	Extra []string
 }
 
 // ToolCall is a function call made by the assistant.
 type ToolCall struct {
 	ID        string
 	Name      string
-	Arguments string // JSON text, as sent
+	Arguments string // JSON text, as sent (a custom tool's input)
+	// Custom marks a call outside the cookbook's method (a custom tool
+	// call, a legacy function_call): it is framed by PerToolCallTokens
+	// instead of Overhead.PerToolCall.
+	Custom bool
 }
 
 // Tool is a function definition offered to the model.
@@ -98,26 +111,30 @@ func OverheadFor(encoding string) Overhead {
 	return overheadO200k()
 }
 
+// OverheadOf returns the chat overhead for the encoding c counts with
+// (EncodingOf): o200k_base's when c does not say.
+func OverheadOf(c Counter) Overhead { return OverheadFor(EncodingOf(c)) }
+
 // CountChat returns the prompt tokens of a chat request with messages and
-// tools, with the o200k_base overhead (GPT-4o and later). It is exact for
+// tools, with the overhead of c's encoding (OverheadOf). It is exact for
 // OpenAI models with plain-text messages and flat tool schemas, to the
-// extent of the cookbook's method.
+// extent of the cookbook's method. It is the one accounting of a Chat
+// request: count -chat, history and split count with it.
 func CountChat(c Counter, msgs []Message, tools []Tool) int {
-	return overheadO200k().Count(c, msgs, tools)
+	return OverheadOf(c).Count(c, msgs, tools)
 }
 
 // Count returns the prompt tokens of msgs and tools under overhead o. With
 // an estimate counter (Scaled) the request is counted unscaled and the
-// total scaled once, so that rounding does not add up per message.
+// total scaled once (Total), so that rounding does not add up per message.
 func (o Overhead) Count(c Counter, msgs []Message, tools []Tool) int {
-	if s, ok := c.(scaledCounter); ok {
-		return s.countOf(o.Count(s.c, msgs, tools))
-	}
-	n := o.ReplyPriming
-	for _, m := range msgs {
-		n += o.Message(c, m)
-	}
-	return n + o.Tools(c, tools)
+	return Total(c, func(c Counter) int {
+		n := o.ReplyPriming
+		for _, m := range msgs {
+			n += o.Message(c, m)
+		}
+		return n + o.Tools(c, tools)
+	})
 }
 
 // Message returns the tokens of one message, framing included.
@@ -127,7 +144,15 @@ func (o Overhead) Message(c Counter, m Message) int {
 		n += c.Count(m.Name) + o.PerName
 	}
 	for _, tc := range m.ToolCalls {
-		n += o.PerToolCall + c.Count(tc.Name) + c.Count(tc.Arguments)
+		framing := o.PerToolCall
+		if tc.Custom {
+			framing = PerToolCallTokens
+		}
+		n += framing + c.Count(tc.Name) + c.Count(tc.Arguments)
+	}
+	n += m.Images * ImageTokens
+	for _, x := range m.Extra {
+		n += c.Count(x)
 	}
 	return n
 }
@@ -165,19 +190,8 @@ func (o Overhead) Tools(c Counter, tools []Tool) int {
 // content, and its tools (or legacy functions). Other fields are ignored.
 func ParseChatRequest(data []byte) (msgs []Message, tools []Tool, err error) {
 	var req struct {
-		Messages []struct {
-			Role      string          `json:"role"`
-			Name      string          `json:"name"`
-			Content   json.RawMessage `json:"content"`
-			ToolCalls []struct {
-				ID       string `json:"id"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"messages"`
-		Tools []struct {
+		Messages []json.RawMessage `json:"messages"`
+		Tools    []struct {
 			Type     string       `json:"type"`
 			Function jsonFunction `json:"function"`
 		} `json:"tools"`
@@ -191,14 +205,10 @@ func ParseChatRequest(data []byte) (msgs []Message, tools []Tool, err error) {
 		}
 		return nil, nil, fmt.Errorf("parse chat request: %w", err)
 	}
-	for i, m := range req.Messages {
-		content, err := contentText(m.Content)
+	for i, raw := range req.Messages {
+		msg, err := ParseChatMessage(raw)
 		if err != nil {
 			return nil, nil, fmt.Errorf("parse chat request: message %d: %w", i, err)
-		}
-		msg := Message{Role: m.Role, Name: m.Name, Content: content}
-		for _, tc := range m.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 		}
 		msgs = append(msgs, msg)
 	}
@@ -323,29 +333,106 @@ func orderedObject(raw json.RawMessage) ([]string, []json.RawMessage, error) {
 	return keys, vals, nil
 }
 
-// contentText flattens message content: a string, null, or an array of
-// parts whose "text" fields are concatenated (other parts, such as images,
-// are skipped).
-func contentText(raw json.RawMessage) (string, error) {
+// ParseChatMessage reads one message of a Chat Completions request: role,
+// name, content (a string, null, or an array of parts: text parts are
+// concatenated into Content, image parts counted in Images, a refusal and
+// other parts kept in Extra), tool_calls (function calls, and custom tool
+// calls marked Custom), a refusal and a legacy function_call (a Custom
+// call). It is what ParseChatRequest reads each message with, and what
+// history counts a Chat message with, so that both count it the same.
+func ParseChatMessage(raw []byte) (Message, error) {
+	var m struct {
+		Role      string          `json:"role"`
+		Name      string          `json:"name"`
+		Content   json.RawMessage `json:"content"`
+		Refusal   *string         `json:"refusal"`
+		ToolCalls []struct {
+			ID       string `json:"id"`
+			Function *struct {
+				Name      string `json:"name"`
+				Arguments string `json:"arguments"`
+			} `json:"function"`
+			Custom *struct {
+				Name  string `json:"name"`
+				Input string `json:"input"`
+			} `json:"custom"`
+		} `json:"tool_calls"`
+		FunctionCall *struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function_call"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return Message{}, err
+	}
+	msg := Message{Role: m.Role, Name: m.Name}
+	if err := msg.readContent(m.Content); err != nil {
+		return Message{}, err
+	}
+	if m.Refusal != nil && *m.Refusal != "" {
+		msg.Extra = append(msg.Extra, *m.Refusal)
+	}
+	for _, tc := range m.ToolCalls {
+		switch {
+		case tc.Function != nil:
+			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		case tc.Custom != nil:
+			msg.ToolCalls = append(msg.ToolCalls, ToolCall{ID: tc.ID, Name: tc.Custom.Name, Arguments: tc.Custom.Input, Custom: true})
+		}
+	}
+	if fc := m.FunctionCall; fc != nil {
+		msg.ToolCalls = append(msg.ToolCalls, ToolCall{Name: fc.Name, Arguments: fc.Arguments, Custom: true})
+	}
+	return msg, nil
+}
+
+// readContent fills Content, Images and Extra from a message's content: a
+// string, null, or an array of parts.
+func (msg *Message) readContent(raw json.RawMessage) error {
 	if len(raw) == 0 || string(raw) == "null" {
-		return "", nil
+		return nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s, nil
+	if err := json.Unmarshal(raw, &msg.Content); err == nil {
+		return nil
 	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
+	var parts []json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil {
-		return "", fmt.Errorf("content is neither a string nor an array of parts")
+		return fmt.Errorf("content is neither a string nor an array of parts")
 	}
 	var b strings.Builder
-	for _, p := range parts {
-		b.WriteString(p.Text)
+	for _, raw := range parts {
+		var p struct {
+			Type    string  `json:"type"`
+			Text    *string `json:"text"`
+			Refusal *string `json:"refusal"`
+		}
+		if json.Unmarshal(raw, &p) != nil {
+			msg.Extra = append(msg.Extra, compactJSON(raw))
+			continue
+		}
+		switch {
+		case p.Text != nil && (p.Type == "text" || p.Type == ""):
+			b.WriteString(*p.Text)
+		case p.Type == "image_url":
+			msg.Images++
+		case p.Type == "refusal" && p.Refusal != nil:
+			msg.Extra = append(msg.Extra, *p.Refusal)
+		default:
+			msg.Extra = append(msg.Extra, compactJSON(raw))
+		}
 	}
-	return b.String(), nil
+	msg.Content = b.String()
+	return nil
+}
+
+// compactJSON returns raw without insignificant white space (raw itself
+// when it is not valid JSON).
+func compactJSON(raw []byte) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
 }
 
 // position returns the line and column (in runes, from 1) of the byte at

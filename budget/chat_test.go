@@ -117,7 +117,7 @@ func TestParseChatRequestParts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantMsgs := []Message{{Role: "user", Content: "ab"}, {Role: "assistant", ToolCalls: []ToolCall{{ID: "1", Name: "f", Arguments: "{}"}}}}
+	wantMsgs := []Message{{Role: "user", Content: "ab", Images: 1}, {Role: "assistant", ToolCalls: []ToolCall{{ID: "1", Name: "f", Arguments: "{}"}}}}
 	if diff := cmp.Diff(wantMsgs, msgs); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)
 	}
@@ -153,5 +153,82 @@ func TestParseChatRequestSyntaxPosition(t *testing.T) {
 				t.Errorf("error = %v, want it to contain %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestParseChatMessage: every part of a Chat message the model sees is
+// kept for counting: names on any role, images, refusals, custom and
+// legacy calls, unknown parts.
+func TestParseChatMessage(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     Message
+	}{
+		{"tool message with a name", `{"role":"tool","name":"get_user","tool_call_id":"1","content":"{}"}`,
+			Message{Role: "tool", Name: "get_user", Content: "{}"}},
+		{"refusal", `{"role":"assistant","content":null,"refusal":"no"}`,
+			Message{Role: "assistant", Extra: []string{"no"}}},
+		{"parts", `{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"u"}},{"type":"input_audio", "input_audio":{"data":"d"}},{"type":"refusal","refusal":"r"}]}`,
+			Message{Role: "user", Content: "a", Images: 1, Extra: []string{`{"type":"input_audio","input_audio":{"data":"d"}}`, "r"}}},
+		{"custom and legacy calls", `{"role":"assistant","tool_calls":[{"id":"c","type":"custom","custom":{"name":"sh","input":"ls"}}],"function_call":{"name":"f","arguments":"{}"}}`,
+			Message{Role: "assistant", ToolCalls: []ToolCall{{ID: "c", Name: "sh", Arguments: "ls", Custom: true}, {Name: "f", Arguments: "{}", Custom: true}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseChatMessage([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+	c := lenCounter{}
+	o := OverheadFor(O200kBase)
+	m := Message{Role: "assistant", Images: 2, Extra: []string{"xy"}, ToolCalls: []ToolCall{{Name: "f", Arguments: "a", Custom: true}}}
+	if got, want := o.Message(c, m), o.PerMessage+len("assistant")+2*ImageTokens+len("xy")+PerToolCallTokens+len("f")+len("a"); got != want {
+		t.Errorf("Message = %d, want %d", got, want)
+	}
+}
+
+// TestEncodingOf: the encoding counters say which they are, under Scaled
+// too, and the chat overhead follows.
+func TestEncodingOf(t *testing.T) {
+	for _, enc := range []string{O200kBase, Cl100kBase} {
+		c, err := NewEncodingCounter(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReferenceCounter(enc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range []Counter{c, r, Scaled(c, 1.3)} {
+			if got := EncodingOf(x); got != enc {
+				t.Errorf("EncodingOf(%T) = %q, want %q", x, got, enc)
+			}
+			if diff := cmp.Diff(OverheadFor(enc), OverheadOf(x)); diff != "" {
+				t.Errorf("OverheadOf (-want +got):\n%s", diff)
+			}
+		}
+	}
+	if got := EncodingOf(lenCounter{}); got != "" {
+		t.Errorf("EncodingOf(lenCounter) = %q, want \"\"", got)
+	}
+	if OverheadOf(lenCounter{}).FuncInit != OverheadFor(O200kBase).FuncInit {
+		t.Error("an unnamed counter does not get o200k_base's overhead")
+	}
+}
+
+// TestTotal: an estimate counter's parts are summed unscaled and scaled
+// once.
+func TestTotal(t *testing.T) {
+	sum := func(c Counter) int { return c.Count("a") + c.Count("b") + c.Count("c") }
+	if got := Total(lenCounter{}, sum); got != 3 {
+		t.Errorf("exact Total = %d, want 3", got)
+	}
+	if got := Total(Scaled(lenCounter{}, 1.5), sum); got != 5 { // ceil(3 × 1.5), not 3 × ceil(1.5)
+		t.Errorf("scaled Total = %d, want 5", got)
 	}
 }

@@ -75,9 +75,13 @@
 // A request costs more than the text of its messages. CountChat and
 // Overhead (chat.go) follow OpenAI's cookbook "How to count tokens with
 // tiktoken", which the cookbook checks against the API's usage: 3 tokens
-// per message, 1 per name, 3 of reply priming, and its method for tool
-// definitions (GPT-4o and GPT-4 constants, by encoding). request.go holds
-// the rest, shared by every package that frames a request (history, split):
+// per message, 1 per name (on any role), 3 of reply priming, and its
+// method for tool definitions, with the constants of the counter's
+// encoding (OverheadOf: the encoding counters report theirs to
+// EncodingOf). ParseChatMessage reads a Chat message the way every
+// package counts it (count -chat, history, split), and Total scales an
+// estimate's count of a whole request once. request.go holds the rest,
+// shared by every package that frames a request (history, split):
 // Responses items and Anthropic messages framed like Chat messages,
 // Anthropic's tool-use system prompt (346 tokens, from its documentation),
 // tool calls, results and schemas by named constants chosen on the high

@@ -189,15 +189,14 @@ func AnthropicToolTokens(c Counter, schemas []string) int {
 // With an estimate counter (Scaled) the request is counted unscaled and the
 // total scaled once.
 func CountAnthropic(c Counter, system string, msgs []Message, toolSchemas []string) int {
-	if s, ok := c.(scaledCounter); ok {
-		return s.countOf(CountAnthropic(s.c, system, msgs, toolSchemas))
-	}
-	n := ReplyPrimingTokens
-	if system != "" {
-		n += InstructionsTokens(c, system)
-	}
-	for _, m := range msgs {
-		n += MessageFraming(c, m.Role) + c.Count(m.Content)
-	}
-	return n + AnthropicToolTokens(c, toolSchemas)
+	return Total(c, func(c Counter) int {
+		n := ReplyPrimingTokens
+		if system != "" {
+			n += InstructionsTokens(c, system)
+		}
+		for _, m := range msgs {
+			n += MessageFraming(c, m.Role) + c.Count(m.Content)
+		}
+		return n + AnthropicToolTokens(c, toolSchemas)
+	})
 }

@@ -34,7 +34,7 @@ func (a accountant) fixedTokens(conv *Conversation) int {
 		// cookbook), when the schemas are ones it can read.
 		body := append(append([]byte(`{"tools":`), conv.tools...), '}')
 		if _, tools, err := budget.ParseChatRequest(body); err == nil && len(tools) > 0 {
-			return n + budget.OverheadFor(budget.O200kBase).Tools(a.c, tools)
+			return n + budget.OverheadOf(a.c).Tools(a.c, tools)
 		}
 	}
 	tools, err := parseArray(conv.tools)
@@ -59,7 +59,7 @@ func (a accountant) item(raw json.RawMessage) int {
 	}
 	switch a.f {
 	case FormatChat:
-		return a.chat(m)
+		return a.chat(raw)
 	case FormatAnthropic:
 		return a.anthropic(m)
 	default:
@@ -75,62 +75,15 @@ func (a accountant) text(raw json.RawMessage) int {
 }
 
 // chat counts a Chat message with budget's chat accounting (the OpenAI
-// cookbook's), plus what it leaves out: images and non-text parts.
-func (a accountant) chat(m map[string]json.RawMessage) int {
-	role, _ := str(m["role"])
-	msg := budget.Message{Role: role}
-	if role != "tool" {
-		msg.Name, _ = str(m["name"])
+// cookbook's, with the overhead of the counter's encoding): the message is
+// read by budget.ParseChatMessage, as count -chat reads it, so that both
+// count a request the same.
+func (a accountant) chat(raw json.RawMessage) int {
+	msg, err := budget.ParseChatMessage(raw)
+	if err != nil {
+		return budget.PerMessageTokens + a.c.Count(string(raw))
 	}
-	n := 0
-	if s, ok := str(m["content"]); ok {
-		msg.Content = s
-	} else if kindOf(m["content"]) == '[' {
-		var b strings.Builder
-		elems, _ := parseArray(m["content"])
-		for _, e := range elems {
-			var p struct {
-				Type string  `json:"type"`
-				Text *string `json:"text"`
-			}
-			if json.Unmarshal(e, &p) == nil && p.Text != nil && (p.Type == "text" || p.Type == "") {
-				b.WriteString(*p.Text)
-				continue
-			}
-			n += a.part(e)
-		}
-		msg.Content = b.String()
-	}
-	if kindOf(m["tool_calls"]) == '[' {
-		var calls []struct {
-			Function *struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-			Custom *struct {
-				Name  string `json:"name"`
-				Input string `json:"input"`
-			} `json:"custom"`
-		}
-		if json.Unmarshal(m["tool_calls"], &calls) == nil {
-			for _, c := range calls {
-				switch {
-				case c.Function != nil:
-					msg.ToolCalls = append(msg.ToolCalls, budget.ToolCall{Name: c.Function.Name, Arguments: c.Function.Arguments})
-				case c.Custom != nil:
-					n += budget.PerToolCallTokens + a.c.Count(c.Custom.Name) + a.c.Count(c.Custom.Input)
-				}
-			}
-		} else {
-			n += a.c.Count(compact(m["tool_calls"]))
-		}
-	}
-	n += budget.OverheadFor(budget.O200kBase).Message(a.c, msg)
-	n += a.text(m["refusal"])
-	if fc := m["function_call"]; kindOf(fc) == '{' {
-		n += budget.PerToolCallTokens + a.c.Count(compact(fc))
-	}
-	return n
+	return budget.OverheadOf(a.c).Message(a.c, msg)
 }
 
 // parts counts a content value: a string, or an array of typed parts in

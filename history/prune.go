@@ -100,12 +100,14 @@ func (r *Result) Changed() bool { return r.Conversation != nil && r.Conversation
 
 // Tokens counts conv as a request, with Prune's accounting.
 func Tokens(conv *Conversation, c budget.Counter) int {
-	a := accountant{conv.format, c}
-	n := a.fixedTokens(conv)
-	for _, it := range conv.items {
-		n += a.item(it.raw)
-	}
-	return n
+	return budget.Total(c, func(c budget.Counter) int {
+		a := accountant{conv.format, c}
+		n := a.fixedTokens(conv)
+		for _, it := range conv.items {
+			n += a.item(it.raw)
+		}
+		return n
+	})
 }
 
 // Prune returns conv cut down to at most limit tokens, counted with c as the

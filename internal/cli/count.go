@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"unicode/utf8"
 
@@ -186,12 +185,19 @@ func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 			return r
 		}
 		r.Bytes = int64(len(data))
-		// Count in the exact encoding and scale the total once: scaling
-		// each message would round up every one of them.
-		r.Tokens = scale(budget.OverheadFor(p.encName).Count(p.exact, msgs, tools), p.factor)
+		// budget's one accounting of a Chat request, which scales an
+		// estimate's total once.
+		r.Tokens = budget.CountChat(p.counter, msgs, tools)
 		return r
 	}
-	n, size, approx, err := countStream(p.exact, in)
+	var size int64
+	var approx bool
+	var err error
+	// Counted exactly piece by piece, the total scaled once.
+	r.Tokens = budget.Total(p.counter, func(exact budget.Counter) (n int) {
+		n, size, approx, err = countStream(exact, in)
+		return n
+	})
 	r.Bytes, r.Approx = size, approx
 	if err != nil {
 		var bad *unreadableError
@@ -200,19 +206,10 @@ func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 		} else {
 			r.Error, r.errCode = err.Error(), exitError
 		}
+		r.Tokens = 0
 		return r
 	}
-	r.Tokens = scale(n, p.factor)
 	return r
-}
-
-// scale applies a family factor to an exact total, rounding up, the same
-// way budget.Scaled does.
-func scale(n int, factor float64) int {
-	if factor <= 1 {
-		return n
-	}
-	return int(math.Ceil(float64(n)*factor - 1e-9))
 }
 
 // unreadableError is input that cannot be counted: binary or not UTF-8.

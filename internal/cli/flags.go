@@ -93,10 +93,9 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 // for commands that show them.
 type budgetPlan struct {
 	counter budget.Counter
-	exact   budget.Counter // the unscaled encoding counter
-	factor  float64        // counter = exact × factor (1 when exact)
-	encName string         // the encoding of exact
-	model   budget.Model   // zero when no model was named
+	factor  float64      // counter = the encoding's exact counter × factor (1 when exact)
+	encName string       // the encoding of exact
+	model   budget.Model // zero when no model was named
 	limits  budget.Limits
 	limit   int    // the input token limit
 	note    string // "estimate: …", empty when the count is exact
@@ -217,7 +216,7 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		if err != nil {
 			return nil, fmt.Errorf("-encoding: %w", err)
 		}
-		p.counter, p.exact, p.factor, p.encName = c, c, 1, b.encoding
+		p.counter, p.factor, p.encName = c, 1, b.encoding
 		switch {
 		case known && p.model.Estimate:
 			notes = append(notes, fmt.Sprintf("exact %s count as asked; %s's own tokenizer differs", b.encoding, p.model.Name))
@@ -229,7 +228,7 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		if err != nil {
 			return nil, err
 		}
-		p.exact, p.factor, p.encName = c, p.model.Factor, p.model.Encoding
+		p.factor, p.encName = p.model.Factor, p.model.Encoding
 		p.counter = budget.Scaled(c, p.factor)
 		if p.model.Estimate {
 			notes = append(notes, fmt.Sprintf("estimate: %s counts are %s × %.2f", p.model.Family, p.model.Encoding, p.model.Factor))
@@ -239,7 +238,7 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		if err != nil {
 			return nil, err
 		}
-		p.counter, p.exact, p.factor, p.encName = c, c, 1, budget.O200kBase
+		p.counter, p.factor, p.encName = c, 1, budget.O200kBase
 	}
 	if !needLimit {
 		p.note = strings.Join(notes, "; ")
