@@ -8,10 +8,10 @@ import (
 
 // Classification thresholds, each with its reason.
 const (
-	// binarySniffBytes is how much of a file is searched for a NUL byte to
+	// BinarySniffBytes is how much of a file is searched for a NUL byte to
 	// call it binary: git's own heuristic (buffer_is_binary, 8000 bytes),
-	// so ctxtrim and `git diff` agree on what is text.
-	binarySniffBytes = 8000
+	// so ctxtrim and `git diff` agree on what is text. BinaryAt applies it.
+	BinarySniffBytes = 8000
 	// generatedSniffBytes is how much of a file's head is searched for a
 	// "generated" marker; the Go convention puts it before the package
 	// clause, other tools in the first comment block.
@@ -67,13 +67,16 @@ func classSkip(c Class) string {
 	return ""
 }
 
-// isBinary reports whether content looks binary, the way git decides.
-func isBinary(head []byte) bool {
-	if len(head) > binarySniffBytes {
-		head = head[:binarySniffBytes]
-	}
-	return bytes.IndexByte(head, 0) >= 0
+// BinaryAt returns the offset of the NUL byte that makes content binary
+// the way git decides (a NUL in the first BinarySniffBytes bytes), or -1
+// for text. It is ctxtrim's one binary check: the index, split's file
+// reading and the CLI's filters use it.
+func BinaryAt(content []byte) int {
+	return bytes.IndexByte(content[:min(len(content), BinarySniffBytes)], 0)
 }
+
+// isBinary reports whether content looks binary (BinaryAt).
+func isBinary(head []byte) bool { return BinaryAt(head) >= 0 }
 
 // classifyPath returns the class a path implies on its own, before the
 // content is read. Content can still make a file Generated, Minified or a

@@ -389,15 +389,13 @@ func sortedKeys(m map[string]struct{}) []string {
 // file without a grammar (Markdown, YAML, SQL…) offers to ranking.
 func lexicalRefs(src []byte, seen map[string]struct{}) []string {
 	clear(seen)
-	isStart := func(c byte) bool { return c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' }
-	isPart := func(c byte) bool { return isStart(c) || c >= '0' && c <= '9' }
 	for i := 0; i < len(src) && len(seen) < maxRefs; {
-		if !isStart(src[i]) {
+		if !isIdentStart(src[i]) {
 			i++
 			continue
 		}
 		j := i + 1
-		for j < len(src) && isPart(src[j]) {
+		for j < len(src) && isWordByte(src[j]) {
 			j++
 		}
 		if w := src[i:j]; len(w) >= 3 && len(w) <= 64 {

@@ -146,11 +146,11 @@ func (g *goBodies) tokenize(src []byte) bool {
 			i++
 		case c == ' ' || c == '\t' || c == '\r':
 			i++
-		case c == '_' || c|0x20 >= 'a' && c|0x20 <= 'z' || c >= utf8.RuneSelf:
+		case isIdentStart(c) || c >= utf8.RuneSelf:
 			j := i
 			for j < len(src) {
 				d := src[j]
-				if d == '_' || d|0x20 >= 'a' && d|0x20 <= 'z' || d >= '0' && d <= '9' {
+				if isWordByte(d) {
 					j++
 					continue
 				}

@@ -193,11 +193,18 @@ func hasSuffix(w []byte, suf string) bool {
 	return len(w) >= len(suf) && string(w[len(w)-len(suf):]) == suf
 }
 
-func isWordByte(c byte) bool { return isLetter(c) || isDigit(c) || c == '_' }
-func isLetter(c byte) bool   { return isLower(c) || isUpper(c) }
-func isLower(c byte) bool    { return 'a' <= c && c <= 'z' }
-func isUpper(c byte) bool    { return 'A' <= c && c <= 'Z' }
-func isDigit(c byte) bool    { return '0' <= c && c <= '9' }
+// isIdentStart and isWordByte are the one ASCII identifier rule of the
+// package (Go's, and most languages'): a letter or '_' starts an
+// identifier, digits may follow. The terms of ranking, the lexical
+// references of files without a grammar and the Go scanner's ASCII fast
+// path all use it; non-ASCII letters are left to the callers that accept
+// them (the Go scanner).
+func isIdentStart(c byte) bool { return isLetter(c) || c == '_' }
+func isWordByte(c byte) bool   { return isIdentStart(c) || isDigit(c) }
+func isLetter(c byte) bool     { return isLower(c) || isUpper(c) }
+func isLower(c byte) bool      { return 'a' <= c && c <= 'z' }
+func isUpper(c byte) bool      { return 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
 
 func allDigits(b []byte) bool {
 	for _, c := range b {

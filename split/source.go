@@ -25,10 +25,6 @@ import (
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
-// binarySniff is how many leading bytes of a file ReadFiles searches for a
-// NUL byte: git's rule for telling binary files apart.
-const binarySniff = 8000
-
 // ErrBadRange is returned (wrapped) by RangeDiff when the range is not
 // REV..REV or REV...REV with both revisions given.
 var ErrBadRange = errors.New("bad commit range")
@@ -155,7 +151,7 @@ func ReadFiles(dir string, patterns []string, keepIgnored bool) (in Input, skipp
 		if err != nil {
 			return in, skipped, fmt.Errorf("read %s: %w", p, err)
 		}
-		if bytes.IndexByte(b[:min(len(b), binarySniff)], 0) >= 0 {
+		if slicer.BinaryAt(b) >= 0 {
 			skipped = append(skipped, Skip{Path: p, Reason: SkipBinary})
 			continue
 		}

@@ -38,6 +38,15 @@ type env struct {
 	stderr io.Writer
 }
 
+// logf returns the Logf the libraries are given: lines "ctxtrim: …" on
+// stderr when on (-v), nothing otherwise.
+func (e *env) logf(on bool) func(format string, args ...any) {
+	if !on {
+		return func(string, ...any) {}
+	}
+	return func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
+}
+
 // command is one subcommand. run returns nil on success, or an error that
 // Run reports once, prefixed "ctxtrim: ", and maps to an exit code
 // (exitCode).

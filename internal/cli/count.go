@@ -11,13 +11,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
 // Streaming limits of count. Memory stays below maxPending + one read.
 const (
 	countChunk   = 1 << 20  // count in pieces of about 1 MiB
 	maxPending   = 64 << 20 // a piece with no safe split point is split anyway at 64 MiB
-	binarySniff  = 8000     // like git: a NUL in the first 8000 bytes means binary
 	readBufBytes = 256 << 10
 )
 
@@ -236,9 +236,9 @@ func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx 
 		} else if rerr != nil {
 			return 0, size, approx, rerr
 		}
-		if !sniffed && (len(buf) >= binarySniff || eof) {
+		if !sniffed && (len(buf) >= slicer.BinarySniffBytes || eof) {
 			sniffed = true
-			if i := bytes.IndexByte(buf[:min(len(buf), binarySniff)], 0); i >= 0 {
+			if i := slicer.BinaryAt(buf); i >= 0 {
 				return 0, size, approx, &unreadableError{fmt.Sprintf("binary input (NUL byte at offset %d), not counted", offset+int64(i))}
 			}
 		}

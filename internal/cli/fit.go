@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
 // maxFitInput bounds what fit reads: it must hold the whole text to keep
@@ -62,7 +62,7 @@ func runFit(e *env, args []string) error {
 		// (git diff | ctxtrim fit | … must not fail on a clean tree).
 		return nil
 	}
-	if i := bytes.IndexByte(data[:min(len(data), binarySniff)], 0); i >= 0 {
+	if i := slicer.BinaryAt(data); i >= 0 {
 		return badInputError(fmt.Errorf("stdin looks binary (NUL byte at offset %d)", i))
 	}
 	if !utf8.Valid(data) {

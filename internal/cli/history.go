@@ -93,9 +93,7 @@ func runHistory(e *env, args []string) error {
 	if *maskAfter == 0 {
 		opts.MaskAfter = -1
 	}
-	if *verbose {
-		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
-	}
+	opts.Logf = e.logf(*verbose)
 	res, err := history.Prune(conv, limit, counter, opts)
 	if err != nil {
 		if errors.Is(err, history.ErrNoFit) {

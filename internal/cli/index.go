@@ -85,9 +85,7 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := &slicer.IndexOptions{Dir: *repo, All: *all, NoCache: *noCache, MaxFileSize: *maxSize, Parallelism: *jobs}
-	if *verbose {
-		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
-	}
+	opts.Logf = e.logf(*verbose)
 	start := time.Now()
 	ix, err := buildIndex(ctx, e, opts)
 	if err != nil {

@@ -105,10 +105,7 @@ func runSelect(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	logf := func(string, ...any) {}
-	if *verbose {
-		logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
-	}
+	logf := e.logf(*verbose)
 	ix, err := buildIndex(ctx, e, &slicer.IndexOptions{Dir: dir, Logf: logf})
 	if err != nil {
 		return err

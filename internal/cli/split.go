@@ -23,6 +23,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/ctxtrim/ctxtrim/slicer"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -124,9 +125,7 @@ func runSplit(e *env, args []string) error {
 	if note != "" {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}
-	if f.verbose {
-		opts.Logf = func(format string, args ...any) { fmt.Fprintf(e.stderr, "ctxtrim: "+format+"\n", args...) }
-	}
+	opts.Logf = e.logf(f.verbose)
 	res, err := split.Split(context.Background(), in, c, opts)
 	switch {
 	case errors.Is(err, split.ErrNoFit), errors.Is(err, split.ErrTooManyParts):
@@ -269,7 +268,7 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 			}
 			return in, err // a file's error names it
 		}
-		if i := bytes.IndexByte(b[:min(len(b), binarySniff)], 0); i >= 0 {
+		if i := slicer.BinaryAt(b); i >= 0 {
 			return in, badInputError(fmt.Errorf("%s: binary input (NUL byte at offset %d)", displayName(name), i))
 		}
 		kind := split.Text
