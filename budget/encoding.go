@@ -1,7 +1,13 @@
 package budget
 
+import "errors"
+
 // The encoding a counter counts with, and counting a whole request with an
 // estimate counter.
+
+// ErrNilCounter is returned by the functions of every ctxtrim package
+// that take a Counter when they are given nil.
+var ErrNilCounter = errors.New("nil budget.Counter: pass one from NewEncodingCounter, NewCounter or Model.Counter")
 
 // encodingCounter is an exact counter that knows its encoding's name, so
 // that request accounting can pick the encoding's chat overhead

@@ -74,6 +74,9 @@ const maxBytesPerToken = 1024
 // must be valid UTF-8; the result then is too. It is safe for concurrent
 // use if c is.
 func Fit(text string, c Counter, budget int, opts *FitOptions) (FitResult, error) {
+	if c == nil {
+		return FitResult{}, ErrNilCounter
+	}
 	if opts == nil {
 		opts = &FitOptions{}
 	}

@@ -7,10 +7,13 @@ import (
 	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/ctxtrim/ctxtrim/internal/editdist"
 )
 
 // ErrUnknownModel is returned (wrapped) by Lookup, NewCounter and
@@ -306,13 +309,19 @@ var (
 // "models/", Bedrock's "anthropic.") and version suffixes ("-2024-08-06",
 // "-20250929", "@20250929", "-latest", "-v1:0"); then the longest table
 // name that is a prefix of the name at a "-", ":" or "[" boundary, so that
-// "gpt-4o-2024-08-06" and "gpt-4o-audio-preview" find "gpt-4o". The error
-// wraps ErrUnknownModel and lists the known models.
+// "gpt-4o-2024-08-06" and "gpt-4o-audio-preview" find "gpt-4o". A
+// fine-tune name ("ft:gpt-4o-2024-08-06:acme::abc123") is looked up as its
+// base model. The error wraps ErrUnknownModel and suggests the closest few
+// names, if any are close.
 func (t *Table) Lookup(name string) (Model, error) {
 	if i, ok := t.lookupExact(name); ok {
 		return t.models[i], nil
 	}
 	n := strings.ToLower(strings.TrimSpace(name))
+	// A fine-tune, "ft:BASE:ORG:SUFFIX:ID" (OpenAI), is its base model.
+	if base, ok := strings.CutPrefix(n, "ft:"); ok {
+		n, _, _ = strings.Cut(base, ":")
+	}
 	n = providerPrefix.ReplaceAllString(n, "")
 	n = versionSuffix.ReplaceAllString(n, "")
 	if i, ok := t.lookupExact(n); ok {
@@ -331,8 +340,44 @@ func (t *Table) Lookup(name string) (Model, error) {
 	for i, m := range t.models {
 		names[i] = m.Name
 	}
-	return Model{}, fmt.Errorf("%w %q (known: %s); for another model pass -window N and -encoding %s, or add it under [models] in .ctxtrim.toml",
-		ErrUnknownModel, name, strings.Join(names, ", "), strings.Join(knownEncodings, "|"))
+	var near []string
+	if n != "" {
+		near = editdist.Closest(n, names, maxSuggestions, max(2, len(n)/3))
+	}
+	if len(near) == 0 && n != "" {
+		// A family name ("claude") is far from every full name but
+		// starts a few of them.
+		near = filterPrefix(names, n, maxSuggestions)
+	}
+	if len(near) == 0 {
+		return Model{}, fmt.Errorf("%w %q (Table.Models lists the %d known)", ErrUnknownModel, name, len(names))
+	}
+	return Model{}, fmt.Errorf("%w %q; did you mean %s?", ErrUnknownModel, name, strings.Join(quoteAll(near), ", "))
+}
+
+// maxSuggestions is how many near names an unknown model's error offers:
+// enough to cover a family's sizes (gpt-4o, gpt-4o-mini, gpt-4), few
+// enough to read at a glance.
+const maxSuggestions = 3
+
+// filterPrefix returns up to n of names starting with prefix, sorted.
+func filterPrefix(names []string, prefix string, n int) []string {
+	var out []string
+	for _, m := range names {
+		if strings.HasPrefix(m, prefix) {
+			out = append(out, m)
+		}
+	}
+	sort.Strings(out)
+	return out[:min(n, len(out))]
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = strconv.Quote(s)
+	}
+	return out
 }
 
 // NewCounter returns the counter for a model of t: exact for tiktoken

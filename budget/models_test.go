@@ -2,6 +2,7 @@ package budget
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -92,16 +93,39 @@ func TestLookup(t *testing.T) {
 }
 
 func TestLookupUnknown(t *testing.T) {
-	for _, q := range []string{"gpt-9", "gpt-4.5-preview", "", "o", "claude"} {
-		_, err := Lookup(q)
-		if !errors.Is(err, ErrUnknownModel) {
-			t.Errorf("Lookup(%q) error = %v, want ErrUnknownModel", q, err)
+	tests := []struct {
+		query, want string // want: the error's text after the name
+	}{
+		{"gpt-9", `; did you mean "gpt-4", "gpt-5", "gpt-4o"?`},
+		{"gpt-4o-mni", ``}, // found by prefix: gpt-4o
+		{"claud-sonnet-4-5", `; did you mean "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-sonnet-5-5"?`},
+		{"claude", `; did you mean "claude-haiku-4-5", "claude-haiku-5-5", "claude-opus-4-1"?`},
+		{"", ` (Table.Models lists the 48 known)`},
+		{"zzzzzzzzzzzz", ` (Table.Models lists the 48 known)`},
+	}
+	for _, tc := range tests {
+		_, err := Lookup(tc.query)
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("Lookup(%q): %v", tc.query, err)
+			}
 			continue
 		}
-		for _, want := range []string{"gpt-4o", "-window N", "-encoding"} {
-			if !strings.Contains(err.Error(), want) {
-				t.Errorf("Lookup(%q) error %q lacks %q", q, err, want)
-			}
+		if !errors.Is(err, ErrUnknownModel) {
+			t.Errorf("Lookup(%q) error = %v, want ErrUnknownModel", tc.query, err)
+			continue
+		}
+		if want := fmt.Sprintf("unknown model %q", tc.query) + tc.want; err.Error() != want {
+			t.Errorf("Lookup(%q) error\n %q, want\n %q", tc.query, err, want)
+		}
+		if strings.Contains(err.Error(), " -") || strings.Contains(err.Error(), ".ctxtrim.toml") {
+			t.Errorf("Lookup(%q) error %q names a CLI flag or file", tc.query, err)
+		}
+	}
+	// A fine-tune is its base model.
+	for q, want := range map[string]string{"ft:gpt-4o-2024-08-06:acme::abc123": "gpt-4o", "ft:gpt-4o-mini-2024-07-18:org:custom:id": "gpt-4o-mini", "FT:gpt-4.1:x::y": "gpt-4.1"} {
+		if m, err := Lookup(q); err != nil || m.Name != want {
+			t.Errorf("Lookup(%q) = %q, %v; want %q", q, m.Name, err, want)
 		}
 	}
 	if w, ok := ContextWindow("gpt-9"); ok || w != 0 {

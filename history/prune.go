@@ -2,7 +2,6 @@ package history
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -43,10 +42,11 @@ const (
 	placeholderTag = "[ctxtrim: " // every text ctxtrim writes starts with it
 )
 
-// ErrNoFit is wrapped by Prune's error when even the pinned minimum (the
-// instructions, tool schemas, latest user turn and the last turns kept
-// whole) does not fit the budget.
-var ErrNoFit = errors.New("pinned minimum does not fit the budget")
+// ErrNoFit is wrapped by Prune's error, a *budget.NoFitError with the
+// numbers, when even the pinned minimum (the instructions, tool schemas,
+// latest user turn and the last turns kept whole) does not fit the
+// budget. It is budget.ErrNoFit too, for errors.Is.
+var ErrNoFit error = budget.NoFitSentinel("pinned minimum does not fit the budget")
 
 // Options tunes Prune. The zero value is valid; Prune does not modify it.
 type Options struct {
@@ -115,6 +115,9 @@ func Tokens(conv *Conversation, c budget.Counter) int {
 // modified. It returns an error wrapping ErrNoFit when the pinned minimum
 // does not fit.
 func Prune(conv *Conversation, limit int, c budget.Counter, opts *Options) (*Result, error) {
+	if c == nil {
+		return nil, budget.ErrNilCounter
+	}
 	if limit <= 0 {
 		return nil, fmt.Errorf("budget must be positive, got %d", limit)
 	}
@@ -382,8 +385,13 @@ func (s *state) noFit() error {
 		}
 	}
 	pinned := s.pinnedTokens()
-	return fmt.Errorf("%w: pinned minimum is %d tokens (instructions, tools and reply overhead %d, system, developer and injected context %d, latest user turn %d, last %d turns kept whole %d, notice of dropped turns %d) and the budget is %d; raise the budget or lower -keep-last",
-		ErrNoFit, pinned, s.fixed, sys, user, s.o.KeepLast, last, pinned-s.fixed-sys-user-last, s.limit)
+	return &budget.NoFitError{Pinned: pinned, Budget: s.limit, Err: ErrNoFit, Breakdown: []budget.Share{
+		{Name: "instructions, tools and reply overhead", Tokens: s.fixed},
+		{Name: "system, developer and injected context", Tokens: sys},
+		{Name: "latest user turn", Tokens: user},
+		{Name: fmt.Sprintf("last %d turns kept whole", s.o.KeepLast), Tokens: last},
+		{Name: "notice of dropped turns", Tokens: pinned - s.fixed - sys - user - last},
+	}}
 }
 
 // edit replaces item i's bytes and recounts it.

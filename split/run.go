@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/ctxtrim/ctxtrim/budget"
 )
 
 // maxRounds bounds the render-and-check rounds of run; each round after the
@@ -26,7 +28,7 @@ func (s *splitter) overhead(n int) (int, error) {
 }
 
 func (s *splitter) run() (*Result, error) {
-	budget := s.opts.Budget
+	limit := s.opts.Budget
 	margin, n := 0, 1
 	var parts []Part
 	var ch []chunk
@@ -39,10 +41,9 @@ func (s *splitter) run() (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		capacity := budget - over - margin
+		capacity := limit - over - margin
 		if capacity <= 0 {
-			return nil, fmt.Errorf("%w: the instructions and part header take %d of the %d-token budget, leaving no room for input (%d tokens short)",
-				ErrNoFit, over+margin, budget, over+margin-budget+1)
+			return nil, &budget.TaskTooLargeError{What: "the instructions and part header", Need: over + margin, Budget: limit, Err: ErrNoFit}
 		}
 		// The number of parts comes from whole units (coarse chunks); the
 		// cuts are chosen among fine chunks, so a part may end inside a
@@ -67,7 +68,7 @@ func (s *splitter) run() (*Result, error) {
 			}
 			return nil, fmt.Errorf("%w: the input needs %d parts of at most %d tokens, %d more than the maximum of %d "+
 				"(%d tokens of input, %d per part fit; about %d tokens too many)",
-				ErrTooManyParts, got, budget, got-s.opts.MaxParts, s.opts.MaxParts, total, capacity, total-capacity*s.opts.MaxParts)
+				ErrTooManyParts, got, limit, got-s.opts.MaxParts, s.opts.MaxParts, total, capacity, total-capacity*s.opts.MaxParts)
 		}
 		if got > 0 && len(strconv.Itoa(got)) != len(strconv.Itoa(n)) {
 			if o2, err := s.overhead(got); err != nil {
@@ -85,14 +86,14 @@ func (s *splitter) run() (*Result, error) {
 		}
 		worst, at := 0, 0
 		for i, p := range parts {
-			if p.Tokens-budget > worst {
-				worst, at = p.Tokens-budget, i
+			if p.Tokens-limit > worst {
+				worst, at = p.Tokens-limit, i
 			}
 		}
 		if worst <= 0 {
 			break
 		}
-		s.logf("split: part %d came out %d tokens over the budget (pieces were counted apart); repacking", at+1, worst)
+		s.logf("split: part %d came out %d tokens over the limit (pieces were counted apart); repacking", at+1, worst)
 		margin += worst
 	}
 	res := &Result{Parts: parts}

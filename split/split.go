@@ -165,9 +165,11 @@ const DefaultMaxTokens = 4096
 // Sentinel errors, checked with errors.Is.
 var (
 	// ErrNoFit: no part can be made to fit: the instructions and header
-	// leave no room for input, or the headers and markers needed to cut a
-	// line take the whole part, or the reduce part is too long.
-	ErrNoFit = errors.New("cannot fit the budget")
+	// leave no room for input (a *budget.TaskTooLargeError with the
+	// numbers), or the headers and markers needed to cut a line take the
+	// whole part, or the reduce part is too long. It is budget.ErrNoFit
+	// too, for errors.Is.
+	ErrNoFit error = budget.NoFitSentinel("cannot fit the budget")
 	// ErrTooManyParts: the input needs more parts than Options.MaxParts.
 	ErrTooManyParts = errors.New("too many parts")
 )
@@ -225,6 +227,9 @@ type Result struct {
 // excess) when more than opts.MaxParts parts are needed. The output is a
 // pure function of in and opts.
 func Split(ctx context.Context, in Input, c budget.Counter, opts *Options) (*Result, error) {
+	if c == nil {
+		return nil, budget.ErrNilCounter
+	}
 	if opts == nil {
 		opts = &Options{}
 	}

@@ -25,6 +25,9 @@ const maxProblems = 10
 //
 // It returns nil or an error listing the first problems found.
 func Verify(in Input, res *Result, c budget.Counter, opts *Options) error {
+	if c == nil {
+		return budget.ErrNilCounter
+	}
 	if opts == nil {
 		opts = &Options{}
 	}

@@ -203,6 +203,9 @@ func promptFiles(ctx context.Context, root string) ([]string, error) {
 // whose work tree root is root. Files are read, never written. c counts
 // tokens; cfg nil means the built-in defaults.
 func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Report, error) {
+	if c == nil {
+		return nil, budget.ErrNilCounter
+	}
 	if cfg == nil {
 		cfg = &Config{}
 	}

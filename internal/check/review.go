@@ -32,6 +32,9 @@ type ReviewEstimate struct {
 // exactly by c), and reports how many parts it takes. An empty diff takes
 // none. Its error wraps split's when no part can fit.
 func Review(ctx context.Context, diff, instructions string, limit int, c budget.Counter) (*ReviewEstimate, error) {
+	if c == nil {
+		return nil, budget.ErrNilCounter
+	}
 	est := &ReviewEstimate{Budget: limit, InstructionTokens: c.Count(instructions),
 		DiffTokens: c.Count(diff), Files: strings.Count("\n"+diff, "\ndiff --git ")}
 	if strings.TrimSpace(diff) == "" {

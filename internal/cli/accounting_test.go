@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/internal/check"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -158,4 +160,30 @@ func countChat(t *testing.T, body []byte, args ...string) int {
 		t.Fatalf("count -chat output %q: %v", stdout, err)
 	}
 	return n
+}
+
+// TestNilCounter: every library entry point that counts rejects a nil
+// counter with budget.ErrNilCounter instead of panicking.
+func TestNilCounter(t *testing.T) {
+	conv, err := history.Parse(strings.NewReader(`{"messages":[{"role":"user","content":"hi"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := split.Input{Kind: split.Text, Sources: []split.Source{{Name: "t", Text: "text\n"}}}
+	calls := map[string]func() error{
+		"budget.Fit":    func() error { _, err := budget.Fit("text", nil, 10, nil); return err },
+		"history.Prune": func() error { _, err := history.Prune(conv, 10, nil, nil); return err },
+		"split.Split": func() error {
+			_, err := split.Split(context.Background(), in, nil, &split.Options{Budget: 10})
+			return err
+		},
+		"split.Verify": func() error { return split.Verify(in, &split.Result{}, nil, &split.Options{Budget: 10}) },
+		"check.Review": func() error { _, err := check.Review(context.Background(), "diff", "", 10, nil); return err },
+		"check.Repo":   func() error { _, err := check.Repo(context.Background(), t.TempDir(), nil, nil); return err },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, budget.ErrNilCounter) {
+			t.Errorf("%s with a nil counter: %v, want budget.ErrNilCounter", name, err)
+		}
+	}
 }

@@ -29,6 +29,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/ctxtrim/ctxtrim/internal/editdist"
 )
 
 // env carries the process's streams so tests can run commands on buffers.
@@ -132,34 +134,10 @@ func dispatch(e *env, args []string) error {
 // nearestCommand returns the command name within edit distance 2 of word,
 // or "".
 func nearestCommand(word string) string {
-	best, bestD := "", 3
-	for _, n := range commandNames() {
-		if d := editDistance(word, n); d < bestD {
-			best, bestD = n, d
-		}
+	if near := editdist.Closest(word, commandNames(), 1, 2); len(near) > 0 {
+		return near[0]
 	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return ""
 }
 
 // commandNames returns the command names, sorted.

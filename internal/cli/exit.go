@@ -66,7 +66,7 @@ func exitCode(err error) int {
 		return int(status)
 	case errors.As(err, &kind):
 		return kind.code
-	case errors.Is(err, budget.ErrBudgetTooSmall), errors.Is(err, history.ErrNoFit),
+	case errors.Is(err, budget.ErrNoFit), errors.Is(err, budget.ErrBudgetTooSmall), errors.Is(err, history.ErrNoFit),
 		errors.Is(err, split.ErrNoFit), errors.Is(err, split.ErrTooManyParts),
 		errors.Is(err, slicer.ErrTaskTooLarge):
 		return exitNoFit

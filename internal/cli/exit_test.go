@@ -39,6 +39,8 @@ func TestExitCode(t *testing.T) {
 		{"split no fit", wrap(split.ErrNoFit), exitNoFit, true},
 		{"split too many parts", wrap(split.ErrTooManyParts), exitNoFit, true},
 		{"select task too large", wrap(slicer.ErrTaskTooLarge), exitNoFit, true},
+		{"budget no fit", wrap(&budget.NoFitError{Pinned: 2, Budget: 1}), exitNoFit, true},
+		{"task too large", &budget.TaskTooLargeError{What: "x", Need: 2, Budget: 1}, exitNoFit, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

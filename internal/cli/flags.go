@@ -89,6 +89,10 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.fromError, "from-error", "", "take the window from a provider's context-overflow error `TEXT`, or @FILE")
 }
 
+// unknownModelHint follows an unknown model's error: what the CLI offers
+// for a model the table lacks.
+const unknownModelHint = "; ctxtrim models lists the known ones; for another model pass -window N and -encoding E (o200k_base, cl100k_base), or add it under [models] in .ctxtrim.toml"
+
 // budgetPlan is a resolved budget: what resolve returns, with its parts kept
 // for commands that show them.
 type budgetPlan struct {
@@ -203,9 +207,9 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 			// An unnamed model described by flags: the name is a label.
 			p.model = budget.Model{Name: name}
 		case strings.TrimSpace(b.model) == "" && cfg.modelFile != "":
-			return nil, fmt.Errorf("%s: model: %w", cfg.modelFile, err)
+			return nil, fmt.Errorf("%s: model: %w%s", cfg.modelFile, err, unknownModelHint)
 		default:
-			return nil, err
+			return nil, fmt.Errorf("%w%s", err, unknownModelHint)
 		}
 	}
 
@@ -279,49 +283,41 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		return nil, errors.New("no budget: pass -model M (see ctxtrim models), -window N with -encoding E, or -budget N; or set model in .ctxtrim.toml")
 	}
 
-	// Reserve: flag, else the completion size stated in the error text,
-	// else config, else the model's max output (none when the model's
-	// output does not share the window).
-	reserve := defaultReserve(p.model, window)
+	// The limits by budget's policy (window, then reserve: flag, else the
+	// completion size stated in the error text, else config, else
+	// budget.DefaultReserve; margin: flag, else config, else 2%).
+	pol := budget.Policy{Window: window}
 	switch {
 	case b.reserve.set:
-		reserve = b.reserve.v
+		pol.Reserve = noReserveIfZero(b.reserve.v)
 	case ov.Output > 0:
-		reserve = ov.Output
+		// the policy takes the error's
 	case cfg.Reserve != nil:
-		reserve = *cfg.Reserve
+		pol.Reserve = noReserveIfZero(*cfg.Reserve)
 	}
-	margin := 0 // budget's default
 	switch {
 	case b.margin.set:
-		margin = noMarginIfZero(b.margin.v)
+		pol.Margin = noMarginIfZero(b.margin.v)
 	case cfg.Margin != nil:
-		margin = noMarginIfZero(*cfg.Margin)
+		pol.Margin = noMarginIfZero(*cfg.Margin)
 	}
-	p.limits = budget.Limits{Window: window, Reserve: reserve, Margin: margin}
-	p.limit, err = p.limits.Input()
-	if err != nil {
+	if p.limits, err = pol.Limits(p.model, ov); err != nil {
+		return nil, err
+	}
+	if p.limit, err = p.limits.Input(); err != nil {
 		return nil, err
 	}
 	p.note = strings.Join(notes, "; ")
 	return p, nil
 }
 
-// defaultReserve is the output reserve when neither flag, error text nor
-// config sets one: the model's max output, the only value that can never
-// overflow; but when the max output would take half the window or more
-// (GPT-4's 8192 of 8192, o3's 100K of 200K, or any model behind a server
-// configured with a smaller window, as -window or -from-error report), a
-// quarter of the window, so that input keeps most of the room; and none
-// when the model's output does not share its window (Gemini).
-func defaultReserve(m budget.Model, window int) int {
-	switch {
-	case m.SeparateOutput:
-		return 0
-	case m.MaxOutput*2 >= window:
-		return window / 4
+// noReserveIfZero maps a user's explicit 0 to budget.NoReserve (the
+// policy reads 0 as "default").
+func noReserveIfZero(n int) int {
+	if n == 0 {
+		return budget.NoReserve
 	}
-	return m.MaxOutput
+	return n
 }
 
 // noMarginIfZero maps a user's explicit 0 to budget.NoMargin (budget reads

@@ -97,7 +97,7 @@ func runHistory(e *env, args []string) error {
 	res, err := history.Prune(conv, limit, counter, opts)
 	if err != nil {
 		if errors.Is(err, history.ErrNoFit) {
-			return noFitError(err)
+			return noFitError(fmt.Errorf("%w or lower -keep-last", err))
 		}
 		return err
 	}

@@ -1,0 +1,101 @@
+package budget
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestPolicyLimits(t *testing.T) {
+	gpt4o, _ := Lookup("gpt-4o")
+	gpt4, _ := Lookup("gpt-4")
+	gemini, _ := Lookup("gemini-2.5-pro")
+	tests := []struct {
+		name string
+		p    Policy
+		m    Model
+		ov   Overflow
+		want Limits
+		err  error
+	}{
+		{"defaults: the model's max output", Policy{}, gpt4o, Overflow{}, Limits{Window: 128000, Reserve: 16384}, nil},
+		{"max output of half the window: a quarter", Policy{}, gpt4, Overflow{}, Limits{Window: 8192, Reserve: 8192 / 4}, nil},
+		{"separate output: no reserve", Policy{}, gemini, Overflow{}, Limits{Window: gemini.Window}, nil},
+		{"window and output from the error", Policy{}, gpt4o, Overflow{Window: 24000, Output: 4000}, Limits{Window: 24000, Reserve: 4000}, nil},
+		{"a smaller server window caps the reserve", Policy{}, gpt4o, Overflow{Window: 16000}, Limits{Window: 16000, Reserve: 4000}, nil},
+		{"the policy beats the error", Policy{Window: 50000, Reserve: 1000, Margin: NoMargin}, gpt4o, Overflow{Window: 24000, Output: 4000}, Limits{Window: 50000, Reserve: 1000, Margin: NoMargin}, nil},
+		{"no reserve", Policy{Reserve: NoReserve}, gpt4o, Overflow{}, Limits{Window: 128000}, nil},
+		{"unknown model, no window", Policy{}, Model{Name: "x"}, Overflow{}, Limits{}, ErrNoWindow},
+		{"unknown model, window given", Policy{Window: 8000}, Model{Name: "x"}, Overflow{}, Limits{Window: 8000}, nil},
+		{"no room", Policy{Reserve: 128000}, gpt4o, Overflow{}, Limits{}, ErrNoFit},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := tc.p.Limits(tc.m, tc.ov)
+			if !errors.Is(err, tc.err) || (err != nil) != (tc.err != nil) {
+				t.Fatalf("error = %v, want %v", err, tc.err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPlanAfterError: one call gives the counter and limits for a model,
+// and one more the plan for the retry after an overflow error.
+func TestPlanAfterError(t *testing.T) {
+	p, err := PlanFor("claude-sonnet-4-5-20250929", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Model.Name != "claude-sonnet-4-5" || p.Input != 200000-64000-4000 || EncodingOf(p.Counter) != O200kBase {
+		t.Errorf("plan = %+v", p)
+	}
+	if got, want := p.Counter.Count("abcdefgh ijklmnop"), int(float64(encodingCount(t, "abcdefgh ijklmnop"))*p.Model.Factor+0.999999); got != want {
+		t.Errorf("estimate counter: %d, want the encoding's count × %.2f = %d", got, p.Model.Factor, want)
+	}
+	retry, err := p.AfterError("prompt is too long: 210000 tokens > 100000 maximum")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if retry.Limits.Window != 100000 || retry.Input != 100000-25000-2000 {
+		t.Errorf("retry limits %+v, input %d", retry.Limits, retry.Input)
+	}
+	if _, err := p.AfterError("rate limit exceeded"); !errors.Is(err, ErrNotOverflow) {
+		t.Errorf("AfterError(not an overflow) = %v, want ErrNotOverflow", err)
+	}
+	if _, err := PlanFor("gpt-9", nil); !errors.Is(err, ErrUnknownModel) {
+		t.Errorf("PlanFor(gpt-9) = %v, want ErrUnknownModel", err)
+	}
+}
+
+func encodingCount(t *testing.T, s string) int {
+	c, err := NewEncodingCounter(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Count(s)
+}
+
+// TestNoFitErrors: the structured errors carry their numbers, read as
+// before, and are ErrNoFit, through a package's own sentinel too.
+func TestNoFitErrors(t *testing.T) {
+	own := NoFitSentinel("pinned minimum does not fit the budget")
+	var err error = &NoFitError{Pinned: 120, Budget: 100, Breakdown: []Share{{"system", 20}, {"latest user turn", 100}}, Err: own}
+	if want := "pinned minimum does not fit the budget: pinned minimum is 120 tokens (system 20, latest user turn 100) and the budget is 100; raise the budget"; err.Error() != want {
+		t.Errorf("NoFitError = %q, want %q", err, want)
+	}
+	var nf *NoFitError
+	if !errors.Is(err, ErrNoFit) || !errors.Is(err, own) || !errors.As(err, &nf) || nf.Pinned != 120 {
+		t.Errorf("NoFitError: Is ErrNoFit %v, Is own %v, As %v", errors.Is(err, ErrNoFit), errors.Is(err, own), errors.As(err, &nf))
+	}
+	err = &TaskTooLargeError{What: "the instructions and part header", Need: 69, Budget: 50}
+	if want := "does not fit: the instructions and part header take 69 of the 50-token budget, leaving no room for input (20 tokens short)"; err.Error() != want {
+		t.Errorf("TaskTooLargeError = %q, want %q", err, want)
+	}
+	if !errors.Is(err, ErrNoFit) {
+		t.Error("TaskTooLargeError is not ErrNoFit")
+	}
+}
