@@ -137,3 +137,8 @@ func Allocate(input int, need Sections) (Sections, error) {
 	}
 	return out, nil
 }
+
+// Prompt returns the tokens of one text that holds the task and the
+// context together, as slicer.Select renders them: Task + Context. Pass it
+// (not Context) as Select's budget, or the task is counted twice.
+func (s Sections) Prompt() int { return s.Task + s.Context }

@@ -447,3 +447,15 @@ func position(data []byte, offset int, atEnd bool) (line, col int) {
 	col = 1 + utf8.RuneCount(data[bytes.LastIndexByte(data[:offset], '\n')+1:offset])
 	return line, col
 }
+
+// ContentBudget returns how many tokens the content of one more message
+// with role may take in a Chat request of at most limit tokens whose other
+// messages are msgs: limit minus the request's reply priming, msgs and
+// the new message's framing, all as CountChat counts them. It is the
+// budget of text placed inside a message (slicer.Select's prompt as the
+// user message): a content of that many tokens makes a request of at most
+// limit. It is negative when msgs alone leave no room.
+func ContentBudget(c Counter, limit int, role string, msgs ...Message) int {
+	frame := append(append([]Message(nil), msgs...), Message{Role: role})
+	return limit - CountChat(c, frame, nil)
+}

@@ -99,3 +99,31 @@ func TestNoFitErrors(t *testing.T) {
 		t.Error("TaskTooLargeError is not ErrNoFit")
 	}
 }
+
+// TestContentBudget: content of exactly ContentBudget tokens makes a
+// request of at most the limit, and one more token goes over.
+func TestContentBudget(t *testing.T) {
+	exact, err := NewEncodingCounter(O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	system := Message{Role: "system", Content: "You are a careful Go reviewer."}
+	for _, c := range []Counter{exact, Scaled(exact, 1.35)} {
+		room := ContentBudget(c, 500, "user", system)
+		want := 500 - CountChat(c, []Message{system, {Role: "user"}}, nil)
+		if room != want || room <= 0 {
+			t.Fatalf("ContentBudget = %d, want %d", room, want)
+		}
+		// Grow a content word by word to the largest that fits the room.
+		content := ""
+		for c.Count(content+" word") <= room {
+			content += " word"
+		}
+		if n := CountChat(c, []Message{system, {Role: "user", Content: content}}, nil); n > 500 {
+			t.Errorf("a content of %d ≤ %d tokens makes a request of %d > 500", c.Count(content), room, n)
+		}
+	}
+	if s := (Sections{Task: 30, Context: 400}); s.Prompt() != 430 {
+		t.Errorf("Prompt = %d", s.Prompt())
+	}
+}

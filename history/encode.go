@@ -65,7 +65,12 @@ func (c *Conversation) itemsArray() []byte {
 func (c *Conversation) rolloutBytes() ([]byte, error) {
 	payload := map[int]json.RawMessage{} // line → new payload
 	var hist, meta []json.RawMessage
+	var added []json.RawMessage
 	for _, it := range c.items {
+		if c.added(it) {
+			added = append(added, it.raw)
+			continue
+		}
 		if it.elem >= 0 {
 			hist = append(hist, it.raw)
 			if c.meta != nil {
@@ -120,6 +125,19 @@ func (c *Conversation) rolloutBytes() ([]byte, error) {
 			b.WriteByte('\n')
 		}
 		b.Write(l)
+	}
+	next := -1
+	if len(added) > 0 {
+		next = c.nextOrdinal()
+	}
+	for _, p := range added {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(c.addedRecord(p, next))
+		if next >= 0 {
+			next++
+		}
 	}
 	return b.Bytes(), nil
 }
