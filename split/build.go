@@ -117,9 +117,13 @@ func (s *splitter) makeUnits() []unit {
 		}
 	}
 	// Related files adjacent: directory, then stem with tests after their
-	// source. The diff preamble stays first.
+	// source, within each commit of a multi-commit diff, commits in order.
+	// The diff preamble (a commit's header) stays first.
 	sort.SliceStable(units, func(i, j int) bool {
 		a, b := units[i], units[j]
+		if a.commit != b.commit {
+			return a.commit < b.commit
+		}
 		if (a.kind == unitText) != (b.kind == unitText) {
 			return a.kind == unitText
 		}

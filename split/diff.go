@@ -23,6 +23,10 @@ type unit struct {
 	start, end int    // byte range in the source
 	headerEnd  int    // unitDiffFile: end of the file header (start of the first hunk)
 	hunks      []hunk // unitDiffFile
+	// commit numbers the commits of a multi-commit diff (git log -p, git
+	// format-patch) from 0: units are kept in commit order, and a commit's
+	// header before its files.
+	commit int
 }
 
 // hunk is one "@@" hunk of a diff file.
@@ -64,29 +68,67 @@ func isSectionStart(s string, i int) bool {
 	return strings.HasPrefix(s[lineEnd(s, j):], "@@ ")
 }
 
+// isCommitStart reports whether the line at i starts a commit of a
+// multi-commit diff: "commit <hash>" (git log -p, with or without
+// decorations) or "From <hash> " (git format-patch's mbox separator).
+func isCommitStart(s string, i int) bool {
+	var rest string
+	switch {
+	case strings.HasPrefix(s[i:], "commit "):
+		rest = s[i+len("commit "):]
+	case strings.HasPrefix(s[i:], "From "):
+		rest = s[i+len("From "):]
+	default:
+		return false
+	}
+	n := 0
+	for n < len(rest) && (rest[n] >= '0' && rest[n] <= '9' || rest[n] >= 'a' && rest[n] <= 'f') {
+		n++
+	}
+	return (n == 40 || n == 64) && (n == len(rest) || rest[n] == ' ' || rest[n] == '\n' || rest[n] == '\r')
+}
+
 // parseDiff cuts a unified diff into units: a preamble (text before the
-// first file, such as a commit message) and one unit per file section. It
-// never fails: anything it does not understand stays in the unit it follows,
-// and the units always tile text exactly.
+// first file, such as a commit message) and one unit per file section;
+// for a multi-commit diff (git log -p, git format-patch), each commit's
+// header and message is a preamble unit before its files (isCommitStart).
+// It never fails: anything it does not understand stays in the unit it
+// follows, and the units always tile text exactly.
 func parseDiff(text string, src int) []unit {
 	var units []unit
+	commit := 0
+	// boundary reports whether a file section or a hunk ends at j.
+	boundary := func(j int) bool { return isSectionStart(text, j) || isCommitStart(text, j) }
 	i := 0
 	// Preamble.
-	for i < len(text) && !isSectionStart(text, i) {
+	for i < len(text) && !isSectionStart(text, i) && (i == 0 || !isCommitStart(text, i)) {
 		i = lineEnd(text, i)
 	}
 	if i > 0 {
 		units = append(units, unit{kind: unitText, name: "(preamble)", src: src, start: 0, end: i})
 	}
 	for i < len(text) {
-		u := unit{kind: unitDiffFile, src: src, start: i}
+		if isCommitStart(text, i) {
+			// A commit's header and message, up to its first file.
+			if len(units) > 0 {
+				commit++
+			}
+			j := lineEnd(text, i)
+			for j < len(text) && !boundary(j) {
+				j = lineEnd(text, j)
+			}
+			units = append(units, unit{kind: unitText, name: "(preamble)", src: src, start: i, end: j, commit: commit})
+			i = j
+			continue
+		}
+		u := unit{kind: unitDiffFile, src: src, start: i, commit: commit}
 		// Header: up to the first "@@" line or the next section.
 		j := lineEnd(text, i)
 		if strings.HasPrefix(text[i:], "--- ") { // plain unified diff: take "+++" too
 			j = lineEnd(text, j)
 		}
 		// In a "diff " header, "---"/"+++" lines belong to the header.
-		for j < len(text) && !strings.HasPrefix(text[j:], "@@ ") && !strings.HasPrefix(text[j:], "diff ") &&
+		for j < len(text) && !strings.HasPrefix(text[j:], "@@ ") && !strings.HasPrefix(text[j:], "diff ") && !isCommitStart(text, j) &&
 			(strings.HasPrefix(text[i:], "diff ") || !isSectionStart(text, j)) {
 			j = lineEnd(text, j)
 		}
@@ -97,7 +139,7 @@ func parseDiff(text string, src int) []unit {
 			h := parseHunk(text, j)
 			// Trailing lines up to the next hunk or section belong to h.
 			k := h.bodyEnd
-			for k < len(text) && !strings.HasPrefix(text[k:], "@@ ") && !isSectionStart(text, k) {
+			for k < len(text) && !strings.HasPrefix(text[k:], "@@ ") && !boundary(k) {
 				k = lineEnd(text, k)
 			}
 			h.end = k

@@ -24,6 +24,8 @@ func FuzzSplit(f *testing.F) {
 	f.Add("--- a\n+++ b\n@@ -1 +1 @@\n-x\n+y\n\\ No newline at end of file\n", uint16(45))
 	f.Add("@@ -1,2 +1 @@\n garbage\n+++ \n--- \n@@", uint16(50))
 	f.Add(strings.Repeat("x", 3000), uint16(70))
+	f.Add("commit "+strings.Repeat("a", 40)+"\nAuthor: t\n\n    one\n\ndiff --git a/z b/z\n--- a/z\n+++ b/z\n@@ -1 +1 @@\n-a\n+b\ncommit "+strings.Repeat("b", 40)+" (HEAD)\n\n    two\n\ndiff --git a/a b/a\n@@ -1 +1 @@\n-c\n+d\n", uint16(60))
+	f.Add("From "+strings.Repeat("c", 40)+" Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n---\ndiff --git a/x b/x\n@@ -1 +1 @@\n-a\n+b\n-- \n2.43.0\n\nFrom "+strings.Repeat("d", 40)+" Mon Sep 17 00:00:00 2001\n", uint16(50))
 	f.Add("diff --git a/x b/x\n@@ -0,0 +1,40 @@\n"+strings.Repeat("+line of text here\n", 40), uint16(80))
 	c := counter(f)
 	f.Fuzz(func(t *testing.T, text string, budget uint16) {

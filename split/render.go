@@ -30,8 +30,12 @@ func reduceHeader(n int) string {
 
 // chatRequest is the body of an OpenAI Chat Completions request.
 type chatRequest struct {
-	Model    string    `json:"model,omitempty"`
-	Messages []message `json:"messages"`
+	Model string `json:"model,omitempty"`
+	// MaxCompletionTokens caps the answer, as max_tokens does Anthropic's
+	// (max_tokens is deprecated in Chat Completions and refused by the
+	// reasoning models).
+	MaxCompletionTokens int       `json:"max_completion_tokens"`
+	Messages            []message `json:"messages"`
 }
 
 // messagesRequest is the body of an Anthropic Messages request.
@@ -47,13 +51,22 @@ type message struct {
 	Content string `json:"content"`
 }
 
+// maxTokens is the answer cap of request parts: Options.MaxTokens, else
+// DefaultMaxTokens.
+func (s *splitter) maxTokens() int {
+	if s.opts.MaxTokens > 0 {
+		return s.opts.MaxTokens
+	}
+	return DefaultMaxTokens
+}
+
 // render returns the rendered form of a part whose user content is user,
 // and its exact token count.
 func (s *splitter) render(user string) (string, int, error) {
 	instr := strings.TrimRight(s.opts.Instructions, "\n")
 	switch s.opts.Format {
 	case OpenAI:
-		req := chatRequest{Model: s.opts.Model}
+		req := chatRequest{Model: s.opts.Model, MaxCompletionTokens: s.maxTokens()}
 		if instr != "" {
 			req.Messages = append(req.Messages, message{"system", instr})
 		}
@@ -61,10 +74,7 @@ func (s *splitter) render(user string) (string, int, error) {
 		text, err := marshal(req)
 		return text, budget.CountChat(s.c, chatMessages(req.Messages), nil), err
 	case Anthropic:
-		req := messagesRequest{Model: s.opts.Model, MaxTokens: s.opts.MaxTokens, System: instr}
-		if req.MaxTokens == 0 {
-			req.MaxTokens = DefaultMaxTokens
-		}
+		req := messagesRequest{Model: s.opts.Model, MaxTokens: s.maxTokens(), System: instr}
 		req.Messages = []message{{"user", user}}
 		text, err := marshal(req)
 		return text, budget.CountAnthropic(s.c, instr, chatMessages(req.Messages), nil), err

@@ -144,7 +144,7 @@ type Options struct {
 	Instructions string // shared instructions, repeated in every part
 	Format       Format // rendered form of each part
 	Model        string // "model" field of request bodies
-	MaxTokens    int    // Anthropic "max_tokens"; 0 means DefaultMaxTokens
+	MaxTokens    int    // answer cap of request parts: Anthropic "max_tokens", OpenAI "max_completion_tokens"; 0 means DefaultMaxTokens
 	MaxParts     int    // 0 means no limit; more parts are an ErrTooManyParts
 	Reduce       bool   // add a final part that merges the partial answers
 	// ReduceInstructions replaces the default text of the reduce part.
@@ -158,8 +158,8 @@ type Options struct {
 	Logf        func(format string, args ...any)
 }
 
-// DefaultMaxTokens is the Anthropic max_tokens used when Options.MaxTokens
-// is 0.
+// DefaultMaxTokens is the answer cap of request parts (Anthropic
+// max_tokens, OpenAI max_completion_tokens) when Options.MaxTokens is 0.
 const DefaultMaxTokens = 4096
 
 // Sentinel errors, checked with errors.Is.

@@ -90,7 +90,7 @@ func runSplit(e *env, args []string) error {
 	fs.BoolVar(&f.reduce, "reduce", false, "add a final part that merges the partial answers")
 	fs.StringVar(&f.reduceFile, "reduce-instructions", "", "`FILE` replacing the default text of the reduce part")
 	fs.IntVar(&f.maxParts, "max-parts", 0, "fail if more than `N` parts are needed (0: no limit)")
-	fs.IntVar(&f.maxTokens, "max-tokens", 0, "max_tokens `N` of Anthropic requests (default 4096)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 0, "answer cap `N` of request parts: max_tokens (anthropic), max_completion_tokens (openai) (default 4096)")
 	fs.BoolVar(&f.verify, "verify", false, "check that every part fits and that the parts hold the input exactly")
 	fs.StringVar(&f.dir, "C", ".", "repository `DIR` for -diff, -staged and -files")
 	fs.BoolVar(&f.noIgnore, "no-ignore", false, "with -files, keep files that ignore rules exclude (.gitignore, info/exclude, core.excludesFile, .ctxtrimignore)")
@@ -193,8 +193,8 @@ func (f *splitFlags) validate(args []string, set map[string]bool) (*split.Option
 	if f.reduceFile != "" && !f.reduce {
 		return nil, fmt.Errorf("split: -reduce-instructions needs -reduce")
 	}
-	if set["max-tokens"] && opts.Format != split.Anthropic {
-		return nil, fmt.Errorf("split: -max-tokens sets max_tokens of Anthropic requests: it needs -request anthropic")
+	if set["max-tokens"] && opts.Format == split.Plain {
+		return nil, fmt.Errorf("split: -max-tokens sets the answer cap of request bodies: it needs -request openai or anthropic")
 	}
 	if set["delimiter"] && (f.request != "" || f.out != "") {
 		return nil, fmt.Errorf("split: -delimiter separates plain parts on stdout; it does not apply with -request or -out")

@@ -104,7 +104,9 @@ func TestSplitCLI(t *testing.T) {
 		// Conflicts are reported before any file is read: the missing
 		// instructions file is never opened.
 		{"budget with reserve", diff, []string{"-budget", "300", "-reserve", "10", "-instructions", "/nonexistent"}, exitUsage, nil, []string{"-reserve applies only", "drop one"}, 0},
-		{"max-tokens without anthropic", diff, []string{"-budget", "300", "-max-tokens", "100", "-request", "openai", "-instructions", "/nonexistent"}, exitUsage, nil, []string{"needs -request anthropic"}, 0},
+		{"max-tokens without a request format", diff, []string{"-budget", "300", "-max-tokens", "100", "-instructions", "/nonexistent"}, exitUsage, nil, []string{"needs -request openai or anthropic"}, 0},
+		{"max-tokens of openai parts", "text\n", []string{"-budget", "300", "-max-tokens", "100", "-request", "openai", "-model", "gpt-4o"}, exitOK, []string{`"max_completion_tokens":100`}, nil, 1},
+		{"openai parts cap the answer by default", "text\n", []string{"-budget", "300", "-request", "openai", "-model", "gpt-4o"}, exitOK, []string{`{"model":"gpt-4o","max_completion_tokens":4096,"messages":`}, nil, 1},
 		{"delimiter with request", diff, []string{"-budget", "300", "-delimiter", "--", "-request", "openai"}, exitUsage, nil, []string{"-delimiter separates plain parts"}, 0},
 		{"no-ignore without files", diff, []string{"-budget", "300", "-no-ignore"}, exitUsage, nil, []string{"-no-ignore applies only to -files"}, 0},
 		{"negative max-tokens", diff, []string{"-budget", "300", "-max-tokens", "-1", "-request", "anthropic"}, exitUsage, nil, []string{"must not be negative"}, 0},
