@@ -85,10 +85,10 @@ for r in "${repos[@]}"; do
 	rm -f "$work"/{cold,warm,cold-all,warm-all,cat,repomix}
 	for _ in $(seq "$REPEAT"); do
 		rm -rf "$work/cache" "$work/cache-all"
-		XDG_CACHE_HOME=$work/cache measure cold "$work/ctxtrim" index --repo "$dir"
-		XDG_CACHE_HOME=$work/cache-all measure cold-all "$work/ctxtrim" index --all --repo "$dir"
-		XDG_CACHE_HOME=$work/cache measure warm "$work/ctxtrim" index --repo "$dir"
-		XDG_CACHE_HOME=$work/cache-all measure warm-all "$work/ctxtrim" index --all --repo "$dir"
+		XDG_CACHE_HOME=$work/cache measure cold "$work/ctxtrim" index -C "$dir"
+		XDG_CACHE_HOME=$work/cache-all measure cold-all "$work/ctxtrim" index --all -C "$dir"
+		XDG_CACHE_HOME=$work/cache measure warm "$work/ctxtrim" index -C "$dir"
+		XDG_CACHE_HOME=$work/cache-all measure warm-all "$work/ctxtrim" index --all -C "$dir"
 		measure cat sh -c "cd '$dir' && git ls-files -z | xargs -0 cat >/dev/null"
 		if [ -n "$repomix" ]; then
 			(cd "$dir" && measure repomix "$repomix")
@@ -96,8 +96,8 @@ for r in "${repos[@]}"; do
 		fi
 	done
 	files() { awk -F': ' '/^  "files"/{gsub(",","",$2); print $2}' "$1"; }
-	XDG_CACHE_HOME=$work/cache "$work/ctxtrim" index --repo "$dir" --json >"$work/summary.json"
-	XDG_CACHE_HOME=$work/cache-all "$work/ctxtrim" index --all --repo "$dir" --json >"$work/summary-all.json"
+	XDG_CACHE_HOME=$work/cache "$work/ctxtrim" index -C "$dir" --json >"$work/summary.json"
+	XDG_CACHE_HOME=$work/cache-all "$work/ctxtrim" index --all -C "$dir" --json >"$work/summary-all.json"
 	echo "# $r: $(git -C "$dir" ls-files | wc -l) tracked files; indexed $(files "$work/summary.json") by default, $(files "$work/summary-all.json") with --all; HEAD $(git -C "$dir" rev-parse --short HEAD)"
 	for w in cold warm cold-all warm-all cat; do printf '%-8s %-8s %s\n' "$r" "$w" "$(stats $w)"; done
 	if [ -n "$repomix" ]; then

@@ -18,12 +18,12 @@ import (
 )
 
 const checkSynopsis = `ctxtrim check [flags] [FILE...]
-       ctxtrim check -staged-diff [-budget N] [-instructions FILE] [-max-parts N]`
+       ctxtrim check -staged [-budget N] [-instructions FILE] [-max-parts N]`
 
 const checkUsage = `Checks the prompt files a repository keeps for agents against their budgets
 and reports, per file, tokens, bytes and chars against the limit. It never
 modifies a file. Exit status 0 when all fit, 5 when one is over budget (or, with
--staged-diff, needs more than -max-parts parts), 2 on a usage error, 1 on
+-staged, needs more than -max-parts parts), 2 on a usage error, 1 on
 other failures.
 
 Files and default budgets (override in the [check] section of .ctxtrim.toml):
@@ -35,7 +35,7 @@ Files and default budgets (override in the [check] section of .ctxtrim.toml):
   prompts/**                       ≤ 8,192 tokens
 
 With FILE arguments, only results for those files (or chains holding them)
-are reported. With -staged-diff, checks instead whether "git diff --cached"
+are reported. With -staged, checks instead whether "git diff --cached"
 fits one review request of -budget tokens, and how many parts it needs.
 
 .ctxtrim.toml:
@@ -44,8 +44,8 @@ fits one review request of -budget tokens, and how many parts it needs.
   project_doc_fallback_filenames = ["CLAUDE.md"]  # as in your Codex config
   agents_max_tokens = 0           # also cap each chain's tokens
   no_defaults = false             # drop the built-in rules
-  review_budget = 32000           # tokens per review request (-staged-diff)
-  review_max_parts = 0            # -staged-diff fails above this many parts
+  review_budget = 32000           # tokens per review request (-staged)
+  review_max_parts = 0            # -staged fails above this many parts
   [[check.files]]
   glob = "docs/prompts/*.md"      # doublestar pattern, relative to the root
   max_tokens = 4000               # and/or max_bytes, max_chars
@@ -70,10 +70,12 @@ func runCheck(e *env, args []string) error {
 	fs.StringVar(&o.configPath, "config", "", "read budgets from `FILE` instead of .ctxtrim.toml at the repository root (the user config applies too)")
 	fs.StringVar(&o.encoding, "encoding", budget.O200kBase, "count tokens with `ENCODING`")
 	fs.BoolVar(&o.jsonOut, "json", false, "print the report as JSON")
-	fs.BoolVar(&o.stagedDiff, "staged-diff", false, "check the staged diff against a review budget instead of prompt files")
-	fs.IntVar(&o.budget, "budget", 0, "review request budget in `TOKENS` for -staged-diff (default: review_budget in config, else 32000)")
-	fs.StringVar(&o.instructions, "instructions", "", "review instructions `FILE` sent with every part (-staged-diff)")
-	fs.IntVar(&o.maxParts, "max-parts", 0, "with -staged-diff, fail when the review needs more than `N` parts (0: report only)")
+	fs.BoolVar(&o.stagedDiff, "staged", false, "check the staged diff against a review budget instead of prompt files")
+	aliasFlag(fs, "staged-diff", "staged")
+	aliasFlag(fs, "repo", "C")
+	fs.IntVar(&o.budget, "budget", 0, "review request budget in `TOKENS` for -staged (default: review_budget in config, else 32000)")
+	fs.StringVar(&o.instructions, "instructions", "", "review instructions `FILE` sent with every part (-staged)")
+	fs.IntVar(&o.maxParts, "max-parts", 0, "with -staged, fail when the review needs more than `N` parts (0: report only)")
 	names, err := parseFlags(e, fs, args, checkSynopsis, checkUsage)
 	if err != nil {
 		return err
@@ -85,10 +87,10 @@ func runCheck(e *env, args []string) error {
 		return usageError(fmt.Errorf("-budget %d tokens is absurd (limit %d)", o.budget, maxTokens))
 	}
 	if !o.stagedDiff && (o.budget != 0 || o.instructions != "" || o.maxParts != 0) {
-		return usageError(errors.New("-budget, -instructions and -max-parts need -staged-diff"))
+		return usageError(errors.New("-budget, -instructions and -max-parts need -staged"))
 	}
 	if o.stagedDiff && len(names) > 0 {
-		return usageError(errors.New("-staged-diff takes no FILE arguments"))
+		return usageError(errors.New("-staged takes no FILE arguments"))
 	}
 
 	for _, n := range names {
@@ -107,7 +109,7 @@ func runCheck(e *env, args []string) error {
 		return err
 	}
 	if _, ok := repoRoot(o.dir); o.stagedDiff && !ok {
-		return fmt.Errorf("check -staged-diff: %s is not inside a git repository (run it there, or pass -C DIR)", root)
+		return fmt.Errorf("check -staged: %s is not inside a git repository (run it there, or pass -C DIR)", root)
 	}
 	cfg, err := loadConfig(root, o.configPath)
 	if err != nil {

@@ -56,7 +56,7 @@ func TestRunCheck(t *testing.T) {
 			[]string{"chain 42021/65536 bytes"}, ""},
 		{"unknown config key", []string{"-C", root, "-config", checkWriteFile(t, "[check]\nproject_doc_max_byte = 1\n")}, exitUsage,
 			nil, "unknown key \"check.project_doc_max_byte\""},
-		{"diff flags need -staged-diff", []string{"-budget", "10"}, exitUsage, nil, "need -staged-diff"},
+		{"diff flags need -staged", []string{"-budget", "10"}, exitUsage, nil, "need -staged"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -361,14 +361,39 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (po
 }
 
 // printUsage writes a command's help in the one layout every command
-// shares: synopsis, description, flags.
+// shares: synopsis, description, flags. Aliases (aliasFlag) are named
+// after the flags, not listed among them.
 func printUsage(w io.Writer, fs *flag.FlagSet, usage, help string) {
 	fmt.Fprintf(w, "usage: %s\n", usage)
 	if help = strings.TrimSpace(help); help != "" {
 		fmt.Fprintf(w, "\n%s\n", help)
 	}
 	fmt.Fprintln(w, "\nflags:")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
+	// PrintDefaults of a copy without the aliases.
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	var aliases []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if target, ok := strings.CutPrefix(f.Usage, aliasPrefix); ok {
+			aliases = append(aliases, fmt.Sprintf("-%s for -%s", f.Name, target))
+			return
+		}
+		shown.Var(f.Value, f.Name, f.Usage)
+		shown.Lookup(f.Name).DefValue = f.DefValue
+	})
+	shown.SetOutput(w)
+	shown.PrintDefaults()
+	if len(aliases) > 0 {
+		fmt.Fprintf(w, "\n%s also accepted.\n", strings.Join(aliases, ", "))
+	}
+}
+
+// aliasPrefix marks an alias flag's usage text.
+const aliasPrefix = "alias of -"
+
+// aliasFlag registers alias as another name of fs's flag target, for the
+// name another command uses (-repo for -C, -staged-diff for -staged): one
+// name is documented, both work.
+func aliasFlag(fs *flag.FlagSet, alias, target string) {
+	f := fs.Lookup(target)
+	fs.Var(f.Value, alias, aliasPrefix+target)
 }

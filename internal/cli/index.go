@@ -64,7 +64,8 @@ func statusName(s slicer.Status) string {
 
 func runIndex(e *env, args []string) error {
 	fs := flag.NewFlagSet("index", flag.ContinueOnError)
-	repo := fs.String("repo", ".", "repository or directory to index (any subdirectory of a work tree)")
+	repo := fs.String("C", ".", "repository or directory `DIR` to index (any subdirectory of a work tree)")
+	aliasFlag(fs, "repo", "C")
 	asJSON := fs.Bool("json", false, "print the summary as JSON, with the file and skip lists")
 	explain := fs.Bool("explain", false, "list every skipped file with its reason")
 	all := fs.Bool("all", false, "keep vendored, lock, generated, minified and fixture files instead of skipping them")
@@ -72,14 +73,14 @@ func runIndex(e *env, args []string) error {
 	maxSize := fs.Int64("max-file-size", 0, "skip files larger than this many bytes (0: 1 MiB, negative: no limit)")
 	jobs := fs.Int("jobs", 0, "parallel extraction workers (0: one per CPU)")
 	verbose := fs.Bool("v", false, "log per-file problems to stderr")
-	pos, err := parseFlags(e, fs, args, "ctxtrim index [-repo DIR] [-json] [-explain] [-all] [-no-cache]",
+	pos, err := parseFlags(e, fs, args, "ctxtrim index [-C DIR] [-json] [-explain] [-all] [-no-cache]",
 		`Indexes the repository (tracked and untracked, non-ignored files) and prints a summary:
 files, languages, symbols, estimated tokens, and skipped files by reason.`)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return usageError(fmt.Errorf("index: unexpected argument %q (use -repo DIR)", pos[0]))
+		return usageError(fmt.Errorf("index: unexpected argument %q (use -C DIR)", pos[0]))
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

@@ -58,7 +58,8 @@ func runSelect(e *env, args []string) error {
 	fs := flag.NewFlagSet("select", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.register(fs)
-	repo := fs.String("repo", ".", "repository (or directory) `DIR` to select from")
+	repo := fs.String("C", ".", "repository (or directory) `DIR` to select from")
+	aliasFlag(fs, "repo", "C")
 	format := fs.String("format", "markdown", "output `FORMAT`: markdown, xml, json, or paths (the selected files, best first)")
 	noRedact := fs.Bool("no-redact", false, "do not replace secrets (keys, tokens, .env values) with placeholders")
 	history := fs.Int("history", 0, "first-parent commits `N` from HEAD for recency and co-change (0: 300, -1: none)")

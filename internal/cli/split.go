@@ -93,6 +93,8 @@ func runSplit(e *env, args []string) error {
 	fs.IntVar(&f.maxTokens, "max-tokens", 0, "answer cap `N` of request parts: max_tokens (anthropic), max_completion_tokens (openai) (default 4096)")
 	fs.BoolVar(&f.verify, "verify", false, "check that every part fits and that the parts hold the input exactly")
 	fs.StringVar(&f.dir, "C", ".", "repository `DIR` for -diff, -staged and -files")
+	aliasFlag(fs, "repo", "C")
+	aliasFlag(fs, "staged-diff", "staged")
 	fs.BoolVar(&f.noIgnore, "no-ignore", false, "with -files, keep files that ignore rules exclude (.gitignore, info/exclude, core.excludesFile, .ctxtrimignore)")
 	fs.BoolVar(&f.verbose, "v", false, "report the parts on stderr")
 	pos, err := parseFlags(e, fs, args, splitSynopsis, splitHelp)
