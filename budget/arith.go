@@ -12,8 +12,8 @@ import (
 //
 //	input limit = window − reserve − margin
 //
-// reserve is kept for the model's reply (the CLI defaults it to the model's
-// max output, the only value that can never overflow), and margin absorbs
+// reserve is kept for the model's reply (DefaultReserve: the model's max
+// output, the only value that can never overflow), and margin absorbs
 // what a text count does not see: chat framing, tool definitions, a
 // provider's tokenizer drifting from ours. Margin defaults to
 // DefaultMarginPercent of the window.

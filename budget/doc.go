@@ -4,7 +4,8 @@
 //
 // It is pure: no flags, no printing, no logging, no package-level mutable
 // state (the rank tables and the built-in model table are built once and
-// never modified). Every exported function is safe for concurrent use.
+// never modified). Every exported function is safe for concurrent use, and
+// so are the Counters it returns; Table and Plan are immutable values.
 //
 // Every count that decides whether something fits is made on the final
 // text with the real Counter; sums of parts are only used to choose what to
@@ -58,7 +59,7 @@
 //
 //	input limit = window − reserve − margin
 //
-// reserve is kept for the reply (the CLI defaults it to the model's max
+// reserve is kept for the reply (DefaultReserve: the model's max
 // output, a quarter of the window when that would take half of it or more,
 // and none when the output has its own limit); margin, DefaultMarginPercent
 // of the window unless given (NoMargin for none), absorbs what a text count
@@ -66,6 +67,12 @@
 // pinned (they fit whole or the request fails with ErrNoFit); the rest is
 // shared by history (HistoryShare percent guaranteed) and repository
 // context (the remainder), what one does not need flowing to the other.
+// The budget policy (policy.go) chooses the limits for a model the same
+// way for a request builder as for the CLI: Policy.Limits, Plan (a model's
+// counter and limits in one call, PlanFor) and Plan.AfterError (the limits
+// for the retry after a context-overflow error). ContentBudget gives the
+// room for text placed inside one message. Failures to fit are
+// TaskTooLargeError and NoFitError, with the numbers, both ErrNoFit.
 // Fit (fit.go) trims one text to an exact budget, keeping head and tail at
 // line boundaries around a marker that says what was dropped, recounting
 // the assembled text until it fits.

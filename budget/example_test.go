@@ -81,3 +81,30 @@ func ExampleFromError() {
 	// openai: window 32000, request 35012, over by 3012; retry with input limit 29360
 	// true
 }
+
+// A request builder gets the counter and limits for its model in one
+// call, and after the provider rejects a request as too long, the limits
+// for the retry in one more: the window (and the requested output) the
+// error states replace the model's.
+func ExamplePlan_AfterError() {
+	plan, err := budget.PlanFor("gpt-4o", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: window %d, reserve %d, margin %d: input %d\n",
+		plan.Model.Name, plan.Limits.Window, plan.Limits.Reserve, plan.Limits.MarginTokens(), plan.Input)
+
+	// The model is served behind a proxy with a smaller window.
+	retry, err := plan.AfterError("This model's maximum context length is 32768 tokens. " +
+		"However, you requested 40112 tokens (36016 in the messages, 4096 in the completion).")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("retry: window %d, reserve %d, margin %d: input %d\n",
+		retry.Limits.Window, retry.Limits.Reserve, retry.Limits.MarginTokens(), retry.Input)
+	// Output:
+	// gpt-4o: window 128000, reserve 16384, margin 2560: input 109056
+	// retry: window 32768, reserve 4096, margin 656: input 28016
+}

@@ -91,4 +91,10 @@
 // byte for byte or dropped with their turn. The result is checked before it
 // is returned: its exact count is at most the budget, and if the input
 // passed Validate, so does the output.
+//
+// Concurrency: Prune, Tokens, Encode, Validate and the accessors only read
+// a Conversation (Prune returns a new one), so any number of them may run
+// on one Conversation at once; Append and AppendItem modify it and must
+// not run alongside anything else on it. Options and Result are plain
+// values: Prune reads its Options and never keeps them.
 package history

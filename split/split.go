@@ -67,7 +67,11 @@
 // that the segments of all parts tile every source exactly once, and that
 // every rendered part is within the budget.
 //
-// The package is pure: no printing, no globals; Logf is injected.
+// The package is pure: no printing, no globals; Logf is injected. Split
+// and Verify are safe for concurrent use; they read their Input and
+// Options and never modify them, and a Result is not touched after it is
+// returned. StagedDiff, RangeDiff and ReadFiles read the repository and
+// write nothing to it.
 package split
 
 import (

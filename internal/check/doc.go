@@ -23,5 +23,6 @@
 // The package reads the files it checks and never writes them. An
 // unreadable file is reported as a "warn" Result and the others are still
 // checked. It prints nothing; the ctxtrim check command (internal/cli)
-// owns flags, output and exit codes.
+// owns flags, output and exit codes. Repo and Review are safe for
+// concurrent use; Config is read, never modified.
 package check
