@@ -109,4 +109,3 @@ func (c *Conversation) nextOrdinal() int {
 	}
 	return -1
 }
-
