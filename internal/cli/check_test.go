@@ -9,32 +9,26 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"github.com/ctxtrim/ctxtrim/internal/check"
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
 )
 
-// writeCheckTree creates files (slash paths → content) under a new temp
-// directory that holds an empty .git directory, and returns it.
-func writeCheckTree(t *testing.T, files map[string]string) string {
+// checkTree makes a committed repository of files (slash paths →
+// content) and returns its root.
+func checkTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
-	if err := os.Mkdir(filepath.Join(root, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	var ar txtar.Archive
 	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		ar.Files = append(ar.Files, txtar.File{Name: p, Data: []byte(c)})
 	}
-	return root
+	return txtartest.Repo(t, &ar)
 }
 
 // TestRunCheck drives the command as the CLI does, with the real counter.
 func TestRunCheck(t *testing.T) {
-	root := writeCheckTree(t, map[string]string{
+	root := checkTree(t, map[string]string{
 		"AGENTS.md":     "# Rules\nRun go test.\n",
 		"svc/AGENTS.md": strings.Repeat("Keep handlers small.\n", 2000), // 42,000 bytes
 		"CLAUDE.md":     "See AGENTS.md.\n",
