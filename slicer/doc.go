@@ -105,38 +105,62 @@
 //     other's score; stems shared by more than maxPairSources sources pair
 //     with none.
 //
-// # Selection (select.go)
+// # Selection (pack.go, units.go)
 //
 // Candidates are the ranked files scoring at least minScoreShare of the
-// best, up to maxCandidates. A file enters the prompt at one of three
-// granularities: whole; its relevant definitions, each with the header line
-// of its enclosing scope and an elision marker (⋮, in the language's comment
-// syntax) for every gap; or its signatures in the map. A file's
-// definitions are scored by the task's hits inside them (each term hit
-// weighs its IDF, a quoted string lineQuoteWeight, a frame's line or a named
-// symbol lineMentionWeight); lines outside any definition get windows of
-// contextLines. Packing runs in three passes over the budget left after the
-// task and the note:
+// best, up to maxCandidates. A file enters the prompt whole, as excerpts,
+// or as its signatures in the map.
 //
-//  1. Cover: in rank order, each file gets its core view, at most
-//     core·(1 + topCoreBoost·(s/s₁)⁴) tokens, where core is coreShare of the
-//     context budget clamped to [minCore, maxCore] and s₁ the best score:
-//     the file that stands out gets up to four times the room. The whole file is
-//     taken when it is small (at most minCore tokens) or costs at most
-//     wholeSlack times its excerpt; a definition too large for the room
-//     shows as its header and a window around its strongest line. A file
-//     whose view does not fit the rest is skipped, not cut.
-//  2. Deepen: in rank order, excerpts grow (more definitions, or the whole
-//     file) into what is left.
+// Units (units.go). An excerpt is made of units, cut from the file and the
+// task alone, never from the budget: a definition from its doc comment and
+// decorators to its end; a paragraph (non-blank lines with the same owner,
+// at most maxParagraph each way) for one-line definitions such as a
+// constant of a block, for code outside every definition and for a class's
+// own lines between its methods; the file's preamble (package clause and
+// imports, at most maxPreambleLines), placed right after the best unit.
+// Import lines are never a unit of their own. Each unit is scored as a
+// definition: BM25 of the task's terms inside it, weighted by their IDF
+// over the repository, against the file's average definition length
+// (unitK1, unitB), plus unitMentionBonus times the strongest term weight
+// when the task points into it (a named symbol's definition, a stack
+// frame's line, a quoted string). Units are taken as a prefix of that
+// order; the first that does not fit its room shows as its header, its
+// scope's header and a window of at least minWindowLines around its
+// strongest line, and the choice ends there. So a larger room shows a
+// superset of a smaller one.
+//
+// Packing (pack.go) runs over the budget left after the task and the note,
+// the context budget C, from which tailShare (breadth) and mapShare (the
+// signature map) are held back; the rest R is for depth:
+//
+//  1. Depth: in rank order, file i with score s_i is allotted
+//     A = deepMaxShare·(s_i/s₁)^deepShareExp·R. It goes in whole when its
+//     block fits wholeStretch·(s_i/s₁)^wholeStretchExp of R plus
+//     stretchReserve of the reserves (what it takes beyond R comes out of
+//     them), else as its units within A (or, when not one fits A, within
+//     the stretch). A, not what the view uses, is taken from R, so every
+//     allotment grows with the budget. Depth ends at the first file whose
+//     allotment is below minBlock.
+//  2. Breadth: the next files in rank order, each as its best unit within
+//     tailFileShare of C (between minTail and maxTail), or whole when it
+//     is that small, while the breadth reserve, the rest of R and what
+//     depth left unused last. Files with no unit the task hits are not
+//     shown as breadth.
 //  3. Map: the next files, each as its path and one line per definition
-//     (at most maxMapDefs), in the mapShare of the budget held back plus
-//     what is left.
+//     (at most maxMapDefs).
+//  4. What is still free (only when few files matched) deepens the views
+//     in rank order or gives content to files that had none.
 //
-// The prompt is then rendered (render.go: markdown, xml, json; paths lists
-// the files whose content the markdown prompt holds) and counted with the
-// exact counter. If it exceeds the budget (token merges at block joins,
-// the note's numbers), a binary search over the tail finds the longest
-// prefix of blocks and map lines that fits, every probe counted exactly.
+// Every block is counted exactly in each of the markdown, xml and json
+// forms, and the dearest count is its cost, so all formats hold the same
+// selection and each fits the budget; paths lists it.
+//
+// The prompt is then rendered (render.go: markdown, xml, json; paths
+// prints path<TAB>start-end,… per file shown) and counted with the exact
+// counter in every form. If one exceeds the budget (token merges at block
+// joins, the note's numbers), a binary search over the tail finds the
+// longest prefix of blocks and map lines that fits, every probe counted
+// exactly.
 // The result never exceeds the budget; there is no guessed margin. The
 // task is never cut: when it does not fit with the note alone, Select
 // returns ErrTaskTooLarge and the CLI points to ctxtrim split.

@@ -102,51 +102,38 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 		b.WriteString(r.taskBlock())
 		fmt.Fprintf(&b, "<context>\n<note>%s</note>\n", xmlEscape(note))
 		for _, v := range views {
-			b.WriteString(r.block(nil, v, 0))
+			b.WriteString(r.block(v))
 		}
 		if len(maps) > 0 {
 			b.WriteString("<signatures>\n")
 			for _, m := range maps {
-				b.WriteString(m.line)
+				b.WriteString(r.mapLine(m))
 			}
 			b.WriteString("</signatures>\n")
 		}
 		b.WriteString("</context>\n")
 		return b.String()
 	case FormatJSON:
-		type jsonRange struct {
-			Start int `json:"start"`
-			End   int `json:"end"`
-		}
-		type jsonFile struct {
-			Path        string      `json:"path"`
-			Lang        string      `json:"lang,omitempty"`
-			Granularity Granularity `json:"granularity"`
-			Ranges      []jsonRange `json:"ranges"`
-			Content     string      `json:"content"`
-		}
-		type jsonMap struct {
-			Path           string   `json:"path"`
-			GranSignatures []string `json:"signatures"`
-		}
 		doc := struct {
-			Task           string     `json:"task"`
-			Note           string     `json:"note"`
-			Files          []jsonFile `json:"files"`
-			GranSignatures []jsonMap  `json:"signatures,omitempty"`
-		}{Task: r.task, Note: note, Files: []jsonFile{}}
+			Task       string     `json:"task"`
+			Note       string     `json:"note"`
+			Files      []jsonFile `json:"files"`
+			Signatures []jsonMap  `json:"signatures"`
+		}{Task: r.task, Note: note, Files: []jsonFile{}, Signatures: []jsonMap{}}
 		for _, v := range views {
-			jf := jsonFile{Path: v.path, Lang: v.lang, Granularity: v.gran, Content: v.body}
-			for _, rg := range v.ranges {
-				jf.Ranges = append(jf.Ranges, jsonRange(rg))
-			}
-			doc.Files = append(doc.Files, jf)
+			doc.Files = append(doc.Files, r.jsonFile(v))
 		}
 		for _, m := range maps {
-			doc.GranSignatures = append(doc.GranSignatures, jsonMap{Path: m.path, GranSignatures: m.sigs})
+			doc.Signatures = append(doc.Signatures, jsonMap{m.path, m.sigs, m.more})
 		}
 		out, _ := json.MarshalIndent(doc, "", " ")
 		return string(out) + "\n"
+	case FormatPaths:
+		var b strings.Builder
+		for _, v := range views {
+			b.WriteString(v.path + "\t" + formatRanges(v.ranges) + "\n")
+		}
+		return b.String()
 	}
 	var b strings.Builder
 	b.WriteString(r.taskBlock())
@@ -155,43 +142,36 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 	b.WriteString("\n")
 	for _, v := range views {
 		b.WriteString("\n")
-		b.WriteString(r.block(nil, v, 0))
+		b.WriteString(r.block(v))
 	}
 	if len(maps) > 0 {
 		fence := "```"
-		for _, m := range maps {
-			for strings.Contains(m.line, fence) {
+		lines := make([]string, len(maps))
+		for k, m := range maps {
+			lines[k] = r.mapLine(m)
+			for strings.Contains(lines[k], fence) {
 				fence += "`"
 			}
 		}
 		b.WriteString("\n## Signatures of other relevant files\n\n" + fence + "text\n")
-		for _, m := range maps {
-			b.WriteString(m.line)
+		for _, l := range lines {
+			b.WriteString(l)
 		}
 		b.WriteString(fence + "\n")
 	}
 	return b.String()
 }
 
-// block renders one file's content block. f and n are only used the first
-// time a view is rendered, to record its path, language and line count.
-func (r *renderer) block(f *File, v *view, n int) string {
-	if f != nil {
-		v.path, v.lang, v.lines = f.Path, f.Lang, n
-	}
-	ranges := make([]string, len(v.ranges))
-	for k, rg := range v.ranges {
-		ranges[k] = fmt.Sprintf("%d-%d", rg.Start, rg.End)
-	}
+// block renders one file's content block.
+func (r *renderer) block(v *view) string {
+	ranges := formatRanges(v.ranges)
 	switch r.format {
 	case FormatXML:
 		return fmt.Sprintf("<file path=\"%s\" lines=\"%s\" of=\"%d\" granularity=\"%s\">\n%s</file>\n",
-			xmlEscape(v.path), strings.Join(ranges, ","), v.lines, v.gran, strings.ReplaceAll(v.body, "</file>", "&lt;/file>"))
+			xmlEscape(v.path), ranges, v.lines, v.gran, strings.ReplaceAll(v.body, "</file>", "&lt;/file>"))
 	case FormatJSON:
 		// Sized as its JSON object; render builds the document.
-		b, _ := json.Marshal(struct {
-			Path, Lang, Granularity, Ranges, Content string
-		}{v.path, v.lang, string(v.gran), strings.Join(ranges, ","), v.body})
+		b, _ := json.Marshal(r.jsonFile(v))
 		return string(b)
 	}
 	kind := "excerpts"
@@ -202,26 +182,54 @@ func (r *renderer) block(f *File, v *view, n int) string {
 	for strings.Contains(v.body, fence) {
 		fence += "`"
 	}
-	return fmt.Sprintf("## %s:%s (%s, %d lines)\n\n%s%s\n%s%s\n", v.path, strings.Join(ranges, ","), kind, v.lines,
+	return fmt.Sprintf("## %s:%s (%s, %d lines)\n\n%s%s\n%s%s\n", v.path, ranges, kind, v.lines,
 		fence, fenceLang(v.lang, v.path), v.body, fence)
+}
+
+// formatRanges renders ranges as start-end,start-end: the form the
+// markdown headers and the paths format share.
+func formatRanges(rs []LineRange) string {
+	parts := make([]string, len(rs))
+	for k, rg := range rs {
+		parts[k] = fmt.Sprintf("%d-%d", rg.Start, rg.End)
+	}
+	return strings.Join(parts, ",")
+}
+
+// jsonFile is one content block of the JSON format.
+type jsonFile struct {
+	Path        string      `json:"path"`
+	Lang        string      `json:"lang,omitempty"`
+	Granularity Granularity `json:"granularity"`
+	Ranges      []LineRange `json:"ranges"`
+	Lines       int         `json:"lines"`
+	Content     string      `json:"content"`
+}
+
+func (r *renderer) jsonFile(v *view) jsonFile {
+	return jsonFile{Path: v.path, Lang: v.lang, Granularity: v.gran, Ranges: v.ranges, Lines: v.lines, Content: v.body}
+}
+
+// jsonMap is one signature-map entry of the JSON format.
+type jsonMap struct {
+	Path       string   `json:"path"`
+	Signatures []string `json:"signatures"`
+	More       bool     `json:"more,omitempty"`
 }
 
 // mapLine renders one file of the signature map: its path, then one line
 // per definition.
-func (r *renderer) mapLine(p string, sigs []string, more bool) string {
+func (r *renderer) mapLine(m *mapEntry) string {
 	if r.format == FormatJSON {
-		b, _ := json.Marshal(struct {
-			Path       string
-			Signatures []string
-		}{p, sigs})
+		b, _ := json.Marshal(jsonMap{m.path, m.sigs, m.more})
 		return string(b) + "\n"
 	}
 	var b strings.Builder
-	b.WriteString(p + ":\n")
-	for _, s := range sigs {
+	b.WriteString(m.path + ":\n")
+	for _, s := range m.sigs {
 		b.WriteString("  " + s + "\n")
 	}
-	if more {
+	if m.more {
 		b.WriteString("  …\n")
 	}
 	if r.format == FormatXML {

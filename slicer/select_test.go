@@ -290,16 +290,16 @@ func TestSelectGolden(t *testing.T) {
 			golden(t, filepath.Join("testdata", "select", "golden", "retry."+format), sel.Text)
 		})
 	}
-	// A tight budget: excerpts, the signature map and the note on what was
-	// left out.
+	// A tight budget: depth first, so the best file as excerpts and the
+	// note on what was left out.
 	for _, format := range []string{FormatMarkdown, FormatXML} {
 		t.Run("tight-"+format, func(t *testing.T) {
 			sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: 330, Format: format, ReadFile: read})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(sel.Map) == 0 || sel.Omitted == 0 {
-				t.Errorf("want a map and omitted files at this budget; map %d, omitted %d", len(sel.Map), sel.Omitted)
+			if len(sel.Files) == 0 || sel.Files[0].Path != "retry/retry.go" || sel.Files[0].Granularity != GranDefinitions || sel.Omitted == 0 {
+				t.Errorf("want retry/retry.go first as excerpts and omitted files at this budget; got %+v, omitted %d", sel.Files, sel.Omitted)
 			}
 			golden(t, filepath.Join("testdata", "select", "golden", "retry-tight."+format), sel.Text)
 		})

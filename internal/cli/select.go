@@ -60,7 +60,7 @@ func runSelect(e *env, args []string) error {
 	bf.register(fs)
 	repo := fs.String("C", ".", "repository (or directory) `DIR` to select from")
 	aliasFlag(fs, "repo", "C")
-	format := fs.String("format", "markdown", "output `FORMAT`: markdown, xml, json, or paths (the selected files, best first)")
+	format := fs.String("format", "markdown", "output `FORMAT`: markdown, xml, json, or paths (one line per file shown, best first: path<TAB>start-end,…)")
 	noRedact := fs.Bool("no-redact", false, "do not replace secrets (keys, tokens, .env values) with placeholders")
 	history := fs.Int("history", 0, "first-parent commits `N` from HEAD for recency and co-change (0: 300, -1: none)")
 	verbose := fs.Bool("v", false, "report progress and skipped files on stderr")
@@ -155,8 +155,8 @@ func runSelect(e *env, args []string) error {
 // writeExplain prints the budget breakdown and per-file scores as a table.
 func writeExplain(w io.Writer, sel *slicer.Selection) {
 	b := sel.Breakdown
-	fmt.Fprintf(w, "budget %d: task %d, note %d, context %d, map %d, free %d (total %d)\n",
-		b.Budget, b.Task, b.Header, b.Context, b.Map, b.Free, sel.Tokens)
+	fmt.Fprintf(w, "budget %d: task %d, note %d, context %d (whole files %d, definitions %d), map %d, free %d (total %d)\n",
+		b.Budget, b.Task, b.Header, b.Context, b.Whole, b.Definitions, b.Map, b.Free, sel.Tokens)
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "rank\tscore\tlex\tmention\tgraph\trecency\tco-chg\tdirty\tpair\tclass\ttokens\t granularity\t path\t why")
 	row := func(k int, s slicer.Selected) {
@@ -178,6 +178,17 @@ func writeExplain(w io.Writer, sel *slicer.Selection) {
 		row(0, s)
 	}
 	tw.Flush()
+	// The definitions chosen from each file shown as excerpts, each with
+	// its own score.
+	for _, s := range sel.Files {
+		if len(s.Units) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s:\n", s.Path)
+		for _, u := range s.Units {
+			fmt.Fprintf(w, "  %s\n", u)
+		}
+	}
 	if sel.Omitted > 0 {
 		fmt.Fprintf(w, "%d more matching files left out; rank 0 rows are the best of them\n", sel.Omitted)
 	}

@@ -43,7 +43,7 @@ func TestSelectCLI(t *testing.T) {
 			args:       []string{"--repo", dir, "--budget", "2000", "--format", "paths"},
 			stdin:      "retry on 503 loses the request body",
 			code:       exitOK,
-			exactPaths: "retry/retry.go\n",
+			exactPaths: "retry/retry.go\t1-4\n",
 		},
 		{
 			name:   "select subcommand, task as arguments, markdown",

@@ -1,0 +1,634 @@
+package slicer
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+// This file packs ranked files into the budget: depth for the best files,
+// a strong definition each for the next, signatures for the rest. See
+// "Selection" in the package comment.
+
+// Packing constants. The shares were chosen by measuring lines all %
+// and all % with the shared relevance kit on go-git and cobra at 8k, 16k
+// and 32k (see the README's selection table); the reasons say why each
+// knob exists and which way it cuts.
+const (
+	// deepMaxShare is the share of the depth budget still free that a
+	// file scoring like the best may take as excerpts: most of it, since
+	// the best file is where the fix usually is, but not all, since a
+	// third of tasks need a second file.
+	deepMaxShare = 0.6
+	// deepShareExp shapes how fast that share falls with a file's score
+	// relative to the best: share = deepMaxShare·(s/s₁)^deepShareExp.
+	deepShareExp = 1.0
+	// wholeStretch lets a file go in whole when it takes up to
+	// wholeStretch·(s/s₁)^wholeStretchExp of the room left: a whole file
+	// holds every line a fix may touch, which excerpts of a large file
+	// rarely do (measured: whole files first gained 10–25 points of lines
+	// all % over excerpts at the same budget).
+	wholeStretch    = 0.95
+	wholeStretchExp = 0.7
+	// stretchReserve is the share of the breadth and map reserves that a
+	// whole file may also take: a top file that just misses the depth
+	// budget is worth more than a few breadth excerpts, but not all of
+	// them.
+	stretchReserve = 0.3
+	// tailShare is the share of the context budget held back for breadth:
+	// the best definition (or the whole small file) of each file after the
+	// deep ones, so that another file the task needs is at least shown
+	// where it matches. Below it, all % fell by up to 10 points.
+	tailShare = 0.25
+	// tailFileShare caps one breadth excerpt at this share of the context
+	// budget, between minTail and maxTail tokens: enough for a definition
+	// or a window of it, so that breadth stays broad.
+	tailFileShare = 0.01
+	minTail       = 60
+	maxTail       = 700
+	// mapShare is the share of the context budget kept for the signature
+	// map: enough for the model to know what else exists, small enough not
+	// to starve the content.
+	mapShare = 0.03
+	// maxCandidates is how many ranked files packing considers.
+	maxCandidates = 600
+	// minScoreShare drops candidates scoring below this share of the best:
+	// a file that barely matches is noise, not context.
+	minScoreShare = 0.02
+	// maxMapDefs is the most definitions one map line lists.
+	maxMapDefs = 12
+	// frameSlack absorbs the header's growth when its counts gain digits.
+	frameSlack = 24
+	// minBlock is the smallest content block worth adding, in tokens.
+	minBlock = 40
+)
+
+// view is one file's content block in the prompt.
+type view struct {
+	rk     *ranked
+	gran   Granularity
+	ranges []LineRange
+	units  []Unit // the definitions chosen, best first; nil when whole
+	body   string // the block's content, elision markers included
+	tokens int    // exact count of the block in the dearest format
+	path   string
+	lang   string
+	lines  int // lines in the file
+}
+
+// mapEntry is one file of the signature map.
+type mapEntry struct {
+	rk     *ranked
+	path   string
+	sigs   []string
+	more   bool // the file has more definitions than sigs lists
+	tokens int  // exact count in the dearest format
+}
+
+// loaded is a file's content, redacted, split into lines.
+type loaded struct {
+	lines      []string
+	redactions []Redaction
+	err        error
+}
+
+// packer chooses views under the budget.
+type packer struct {
+	ix     *Index
+	q      *query
+	stats  []fileStats
+	c      budget.Counter
+	read   func(string) ([]byte, error)
+	r      *renderer   // the requested format
+	sizing []*renderer // every format a selection is rendered in, so that all hold the same selection
+	redact bool
+	budget int
+
+	termW    []float64 // idf of each query term, for ranking definitions
+	files    map[int]*loaded
+	wholes   map[int]*view
+	units    map[int][]unit
+	rangeTok map[rangeKey]int
+	views    []*view
+	maps     []*mapEntry
+	chosen   map[int]bool
+	text     string
+	tokens   int
+	omit     int
+}
+
+// load reads, redacts and splits a file once.
+func (p *packer) load(i int) *loaded {
+	if l, ok := p.files[i]; ok {
+		return l
+	}
+	l := &loaded{}
+	p.files[i] = l
+	src, err := p.read(p.ix.Files[i].Path)
+	if err != nil {
+		l.err = err
+		return l
+	}
+	s := string(src)
+	if p.redact {
+		s, l.redactions = Redact(p.ix.Files[i].Path, s)
+	}
+	s = strings.TrimRight(s, "\n")
+	if s != "" {
+		l.lines = strings.Split(s, "\n")
+	}
+	return l
+}
+
+// count is the exact count of the dearest rendering of part, as rendered
+// by each sizing renderer.
+func (p *packer) count(part func(r *renderer) string) int {
+	n := 0
+	for _, r := range p.sizing {
+		n = max(n, p.c.Count(part(r)))
+	}
+	return n
+}
+
+// pack fills p.views and p.maps and renders the final text within budget.
+func (p *packer) pack(ctx context.Context, rk []ranked) error {
+	p.files = map[int]*loaded{}
+	p.wholes = map[int]*view{}
+	p.units = map[int][]unit{}
+	p.rangeTok = map[rangeKey]int{}
+	p.chosen = map[int]bool{}
+	p.termIDF()
+	var cands []*ranked
+	if len(rk) > 0 {
+		floor := rk[0].signals.Score * minScoreShare
+		for k := range rk {
+			if len(cands) == maxCandidates || rk[k].signals.Score < floor {
+				break
+			}
+			cands = append(cands, &rk[k])
+		}
+	}
+	p.omit = len(cands)
+	frame := p.count(func(r *renderer) string { return r.render(nil, nil, p.omit) })
+	ctxBudget := p.budget - frame - frameSlack
+	if ctxBudget <= 0 || len(cands) == 0 {
+		return p.finish(nil, nil)
+	}
+	mapBudget := int(float64(ctxBudget) * mapShare)
+	tailBudget := int(float64(ctxBudget) * tailShare)
+	rest := ctxBudget - mapBudget - tailBudget
+	top := cands[0].signals.Score
+
+	// Depth: in rank order, each file gets a share of what is left,
+	// falling with its score. What a file is allotted, not what it uses,
+	// is taken from the rest, so that every file's allotment grows with
+	// the budget and a larger budget shows a superset (the unused part
+	// goes to breadth).
+	spare := 0
+	deep := 0
+	// take charges n tokens to the rest, and what the rest lacks to the
+	// breadth reserve, then the map's.
+	take := func(n int) {
+		over := n - rest
+		rest = max(0, rest-n)
+		if over > 0 {
+			t := min(over, tailBudget)
+			tailBudget -= t
+			mapBudget = max(0, mapBudget-(over-t))
+		}
+	}
+	for _, r := range cands {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel := r.signals.Score / top
+		alloc := int(deepMaxShare * math.Pow(rel, deepShareExp) * float64(rest))
+		if alloc < minBlock {
+			break
+		}
+		deep++
+		// The stretch: the room a whole file may take, which is also the
+		// room excerpts get when not even one fits the plain share.
+		room := rest + int(stretchReserve*float64(tailBudget+mapBudget))
+		stretch := max(alloc, int(wholeStretch*math.Pow(rel, wholeStretchExp)*float64(room)))
+		v := p.wholeIfWithin(r, stretch)
+		if v == nil {
+			v = p.viewWithin(r, alloc, 0)
+		}
+		if v == nil && stretch > alloc {
+			if v = p.viewWithin(r, stretch, 0); v != nil {
+				alloc = v.tokens
+			}
+		}
+		if v == nil {
+			continue
+		}
+		if v.gran == GranWhole {
+			alloc = v.tokens // the whole file is all it can use
+		}
+		p.views = append(p.views, v)
+		p.chosen[r.file] = true
+		take(alloc)
+		spare += alloc - v.tokens
+	}
+	// Breadth: the next files' best definition each, where it matches
+	// strongly.
+	pool := tailBudget + rest + spare
+	tailCap := min(maxTail, max(minTail, int(float64(ctxBudget)*tailFileShare)))
+	for _, r := range cands[deep:] {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if pool < minBlock {
+			break
+		}
+		if p.chosen[r.file] {
+			continue
+		}
+		if !p.strong(r) {
+			// A small file goes in whole, as breadth, if it fits the cap.
+			w := p.wholeIfWithin(r, min(tailCap, pool))
+			if w == nil {
+				continue
+			}
+			p.views = append(p.views, w)
+			p.chosen[r.file] = true
+			pool -= w.tokens
+			continue
+		}
+		v := p.viewWithin(r, min(tailCap, pool), 1)
+		if v == nil || v.tokens > pool {
+			continue
+		}
+		p.views = append(p.views, v)
+		p.chosen[r.file] = true
+		pool -= v.tokens
+	}
+	// The signature map: the next files, one entry each.
+	pool += mapBudget
+	for _, r := range cands {
+		if pool < minBlock/4 {
+			break
+		}
+		if p.chosen[r.file] || len(p.ix.Files[r.file].Symbols) == 0 {
+			continue
+		}
+		m := p.mapEntry(r)
+		if m.tokens > pool {
+			continue
+		}
+		p.maps = append(p.maps, m)
+		pool -= m.tokens
+	}
+	// What is still free goes to the best files, in rank order: deeper
+	// views, or content for a file that had only its map entry or
+	// nothing. Something is left over only when few files matched, so
+	// this changes nothing in a large repository.
+	viewOf := map[int]int{}
+	for k, v := range p.views {
+		viewOf[v.rk.file] = k
+	}
+	mapOf := map[int]int{}
+	for k, m := range p.maps {
+		mapOf[m.rk.file] = k
+	}
+	var extra []*view
+	for _, r := range cands {
+		if pool < minBlock {
+			break
+		}
+		if k, ok := viewOf[r.file]; ok {
+			v := p.views[k]
+			if v.gran == GranWhole {
+				continue
+			}
+			if w := p.viewWithin(r, v.tokens+pool, 0); w != nil && w.tokens > v.tokens {
+				pool -= w.tokens - v.tokens
+				p.views[k] = w
+			}
+			continue
+		}
+		room := pool
+		m, inMap := mapOf[r.file]
+		if inMap {
+			room += p.maps[m].tokens
+		}
+		if w := p.viewWithin(r, room, 0); w != nil {
+			pool = room - w.tokens
+			extra = append(extra, w)
+			p.chosen[r.file] = true
+			if inMap {
+				p.maps[m] = nil
+			}
+		}
+	}
+	p.views = append(p.views, extra...)
+	maps := p.maps[:0]
+	for _, m := range p.maps {
+		if m != nil {
+			maps = append(maps, m)
+		}
+	}
+	p.maps = maps
+	return p.finish(p.views, p.maps)
+}
+
+// strong reports whether a file has a unit that the task hits (a term, a
+// quote or a named line outside its imports): only those are shown as
+// breadth, the others go to the signature map unless small enough to go
+// in whole.
+func (p *packer) strong(r *ranked) bool {
+	l := p.load(r.file)
+	if l.err != nil || len(l.lines) == 0 {
+		return false
+	}
+	us := p.fileUnits(r, l)
+	return len(us) > 0
+}
+
+// wholeIfWithin returns the whole-file view when it fits limit, else nil.
+func (p *packer) wholeIfWithin(r *ranked, limit int) *view {
+	l := p.load(r.file)
+	if l.err != nil || len(l.lines) == 0 {
+		return nil
+	}
+	if f := &p.ix.Files[r.file]; f.Tokens > 2*limit {
+		return nil
+	}
+	if w := p.wholeView(r, l); w.tokens <= limit {
+		return w
+	}
+	return nil
+}
+
+// viewWithin returns the most of a file that fits limit tokens: the whole
+// file, else its best units in order (at most maxUnits, 0 for no bound),
+// the first that does not fit shown as its header and a window around its
+// strongest line. Units are taken as a prefix of a budget-independent
+// order, so a larger limit gives a superset. It returns nil when nothing
+// useful fits.
+func (p *packer) viewWithin(r *ranked, limit, maxUnits int) *view {
+	l := p.load(r.file)
+	if l.err != nil || len(l.lines) == 0 {
+		return nil
+	}
+	f := &p.ix.Files[r.file]
+	if f.Tokens == 0 || f.Tokens <= 2*limit {
+		if whole := p.wholeView(r, l); whole.tokens <= limit {
+			return whole
+		}
+	}
+	us := p.fileUnits(r, l)
+	// Choose by estimate (each range counted once, cached), then count the
+	// view exactly; an overshoot retries with a tighter estimate.
+	target := limit
+	for range 3 {
+		ranges, chosen := p.chooseUnits(r.file, l, us, target, maxUnits)
+		if len(ranges) == 0 {
+			return nil
+		}
+		v := p.makeView(r, l, ranges)
+		if v.tokens <= limit {
+			v.units = chosen
+			return v
+		}
+		target -= v.tokens - limit + markerTokens
+	}
+	return nil
+}
+
+// chooseUnits takes units in order while their estimate fits limit; the
+// first that does not fit is windowed, and the choice ends there.
+func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int) ([]LineRange, []Unit) {
+	var ranges []LineRange
+	var chosen []Unit
+	for k := range us {
+		u := &us[k]
+		if maxUnits > 0 && k == maxUnits {
+			break
+		}
+		try := addRange(ranges, u.r)
+		if u.scope > 0 {
+			try = addRange(try, LineRange{u.scope, u.scope})
+		}
+		if p.estimate(file, l, try) <= limit {
+			ranges = try
+			chosen = append(chosen, u.export(false))
+			continue
+		}
+		if w := p.window(file, l, u, ranges, limit); w != nil {
+			ranges = w
+			chosen = append(chosen, u.export(true))
+		}
+		break
+	}
+	return ranges, chosen
+}
+
+// window returns ranges with u's header line (and its scope's) and the
+// widest window of u around its strongest line that fits limit by
+// estimate, found by binary search on the half-width; nil when not even
+// minWindowLines fit.
+func (p *packer) window(file int, l *loaded, u *unit, ranges []LineRange, limit int) []LineRange {
+	base := ranges
+	if u.header > 0 {
+		base = addRange(base, LineRange{u.header, u.header})
+	}
+	if u.scope > 0 {
+		base = addRange(base, LineRange{u.scope, u.scope})
+	}
+	center := u.best
+	if center < u.r.Start || center > u.r.End {
+		center = u.r.Start
+	}
+	var best []LineRange
+	lo, hi := minWindowLines/2, u.r.End-u.r.Start
+	for lo <= hi {
+		h := (lo + hi) / 2
+		try := addRange(base, LineRange{max(u.r.Start, center-h), min(u.r.End, center+h)})
+		if p.estimate(file, l, try) <= limit {
+			best, lo = try, h+1
+		} else {
+			hi = h - 1
+		}
+	}
+	return best
+}
+
+// finish renders views then map lines, and if the text is over budget in
+// any sizing format, drops items from the tail: a binary search for the
+// longest prefix whose rendering fits, every probe counted exactly.
+func (p *packer) finish(views []*view, maps []*mapEntry) error {
+	n := len(views) + len(maps)
+	cost := func(k int) int {
+		kv := min(k, len(views))
+		km := max(0, k-len(views))
+		return p.count(func(r *renderer) string {
+			return r.render(views[:kv], maps[:km], p.omitted(views[:kv], maps[:km]))
+		})
+	}
+	tok := cost(n)
+	if tok > p.budget {
+		lo, hi := 0, n // cost(lo) fits (checked by Select), cost(hi) does not
+		for hi-lo > 1 {
+			mid := (lo + hi) / 2
+			if cost(mid) <= p.budget {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		n = lo
+		if cost(n) > p.budget {
+			return fmt.Errorf("%w: the task and the prompt frame take %d tokens, the budget is %d; split the task with `ctxtrim split` or raise --budget", ErrTaskTooLarge, cost(n), p.budget)
+		}
+	}
+	kv := min(n, len(views))
+	p.views, p.maps = views[:kv], maps[:max(0, n-len(views))]
+	p.text = p.r.render(p.views, p.maps, p.omitted(p.views, p.maps))
+	p.tokens = p.c.Count(p.text)
+	return nil
+}
+
+// omitted counts candidates in neither the content nor the map.
+func (p *packer) omitted(views []*view, maps []*mapEntry) int {
+	return max(0, p.omit-len(views)-len(maps))
+}
+
+// termIDF weighs each query term by its inverse document frequency.
+func (p *packer) termIDF() {
+	p.termW = make([]float64, len(p.q.terms))
+	docs := 0.0
+	df := make([]float64, len(p.q.terms))
+	for i := range p.stats {
+		if !p.stats[i].read {
+			continue
+		}
+		docs++
+		for k, c := range p.stats[i].tf {
+			if c > 0 {
+				df[k]++
+			}
+		}
+	}
+	for k := range df {
+		p.termW[k] = math.Log(1 + (docs-df[k]+0.5)/(df[k]+0.5))
+	}
+}
+
+// addRange returns ranges with rg merged in, sorted and without overlaps;
+// ranges one line apart are joined, since an elision marker costs more
+// than the line it stands for.
+func addRange(ranges []LineRange, rg LineRange) []LineRange {
+	out := append(append([]LineRange(nil), ranges...), rg)
+	sort.Slice(out, func(a, b int) bool { return out[a].Start < out[b].Start })
+	merged := out[:1]
+	for _, x := range out[1:] {
+		last := &merged[len(merged)-1]
+		if x.Start <= last.End+2 {
+			last.End = max(last.End, x.End)
+			continue
+		}
+		merged = append(merged, x)
+	}
+	return merged
+}
+
+// wholeView returns the whole-file view of a file, built once.
+func (p *packer) wholeView(r *ranked, l *loaded) *view {
+	if v, ok := p.wholes[r.file]; ok {
+		return v
+	}
+	v := p.makeView(r, l, []LineRange{{1, len(l.lines)}})
+	p.wholes[r.file] = v
+	return v
+}
+
+// estimate is the token count of a view of ranges: the block frame, each
+// range counted alone in its dearest form (cached), and an elision marker
+// per gap. It is close to, not exactly, the count of the rendered block.
+func (p *packer) estimate(file int, l *loaded, ranges []LineRange) int {
+	n := blockFrameTokens
+	for k, rg := range ranges {
+		if k > 0 {
+			n += markerTokens
+		}
+		key := rangeKey{file, rg}
+		c, ok := p.rangeTok[key]
+		if !ok {
+			text := strings.Join(l.lines[rg.Start-1:min(rg.End, len(l.lines))], "\n") + "\n"
+			c = p.c.Count(text)
+			if len(p.sizing) > 1 {
+				// JSON escapes tabs, quotes and newlines: often dearer.
+				esc, _ := json.Marshal(text)
+				c = max(c, p.c.Count(string(esc)))
+			}
+			p.rangeTok[key] = c
+		}
+		n += c
+	}
+	return n
+}
+
+// Estimates of the parts of a block that estimate does not count: the
+// header line and fences, and one elision marker.
+const (
+	blockFrameTokens = 24
+	markerTokens     = 10
+)
+
+type rangeKey struct {
+	file int
+	r    LineRange
+}
+
+// makeView renders a file's ranges and counts the block exactly.
+func (p *packer) makeView(r *ranked, l *loaded, ranges []LineRange) *view {
+	n := len(l.lines)
+	gran := GranDefinitions
+	if len(ranges) == 1 && ranges[0].Start == 1 && ranges[0].End >= n {
+		gran = GranWhole
+	}
+	f := &p.ix.Files[r.file]
+	var b strings.Builder
+	for k, rg := range ranges {
+		if k > 0 && rg.Start > ranges[k-1].End+1 {
+			b.WriteString(elisionMarker(f.Lang, ranges[k-1].End+1, rg.Start-1))
+			b.WriteByte('\n')
+		}
+		for i := rg.Start; i <= rg.End && i <= n; i++ {
+			b.WriteString(l.lines[i-1])
+			b.WriteByte('\n')
+		}
+	}
+	v := &view{rk: r, gran: gran, ranges: ranges, body: b.String(), path: f.Path, lang: f.Lang, lines: n}
+	v.tokens = p.count(func(r *renderer) string { return r.block(v) })
+	return v
+}
+
+// mapEntry renders one map entry.
+func (p *packer) mapEntry(r *ranked) *mapEntry {
+	f := &p.ix.Files[r.file]
+	var sigs []string
+	for _, s := range f.Symbols {
+		if s.Scope != "" && len(f.Symbols) > maxMapDefs {
+			continue // members only when the file is small
+		}
+		sig := s.Signature
+		if sig == "" {
+			sig = s.Kind + " " + s.Name
+		}
+		sigs = append(sigs, strings.Join(strings.Fields(sig), " "))
+		if len(sigs) == maxMapDefs {
+			break
+		}
+	}
+	m := &mapEntry{rk: r, path: f.Path, sigs: sigs, more: len(f.Symbols) > len(sigs)}
+	m.tokens = p.count(func(r *renderer) string { return r.mapLine(m) })
+	return m
+}

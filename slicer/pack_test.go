@@ -1,0 +1,265 @@
+package slicer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// lineSet returns the lines the ranges cover.
+func lineSet(rs []LineRange) map[int]bool {
+	out := map[int]bool{}
+	for _, r := range rs {
+		for l := r.Start; l <= r.End; l++ {
+			out[l] = true
+		}
+	}
+	return out
+}
+
+var propertyTasks = []string{
+	"retry the request body when the header parse fails in clientCache",
+	"tokenBudget is wrong after renderIndex",
+	"walkCache panics on an empty index",
+	"parseHeader drops the last request header",
+}
+
+// TestSelectMonotonic is the depth property: with a larger budget, the
+// lines shown of the best file are a superset of those shown with a
+// smaller one, over random repositories, tasks and budget pairs.
+func TestSelectMonotonic(t *testing.T) {
+	c := testCounter(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	checked := 0
+	for trial := 0; trial < 40; trial++ {
+		files := randomRepo(r, 5+r.IntN(30))
+		ix, read := memIndex(t, files)
+		task := propertyTasks[r.IntN(len(propertyTasks))]
+		small := 300 + r.IntN(4000)
+		large := small + 1 + r.IntN(6000)
+		t.Run(fmt.Sprintf("%d-%d-%d", trial, small, large), func(t *testing.T) {
+			a, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: small, ReadFile: read})
+			if errors.Is(err, ErrTaskTooLarge) {
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: large, ReadFile: read})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Files) == 0 {
+				return
+			}
+			top := a.Files[0]
+			if len(b.Files) == 0 || b.Files[0].Path != top.Path {
+				t.Fatalf("best file %s at %d is not first at %d: %v", top.Path, small, large, b.Files)
+			}
+			got := lineSet(b.Files[0].Ranges)
+			for l := range lineSet(top.Ranges) {
+				if !got[l] {
+					t.Fatalf("%s: line %d shown at budget %d (%v) but not at %d (%v)", top.Path, l, small, top.Ranges, large, b.Files[0].Ranges)
+				}
+			}
+			checked++
+		})
+	}
+	if checked < 20 {
+		t.Errorf("only %d of 40 trials had a best file to compare", checked)
+	}
+}
+
+// shown is what a selection shows, independent of its format.
+type shown struct {
+	Files []string // path:ranges:granularity, in order
+	Map   []string
+}
+
+func shownOf(sel *Selection) shown {
+	var s shown
+	for _, f := range sel.Files {
+		s.Files = append(s.Files, f.Path+":"+formatRanges(f.Ranges)+":"+string(f.Granularity))
+	}
+	for _, m := range sel.Map {
+		s.Map = append(s.Map, m.Path)
+	}
+	return s
+}
+
+// TestSelectSameInEveryFormat is the one-selection property: at the same
+// budget every format shows the same files, lines and map, each within
+// the budget, and the paths format prints exactly those files and ranges.
+func TestSelectSameInEveryFormat(t *testing.T) {
+	c := testCounter(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 15; trial++ {
+		files := randomRepo(r, 5+r.IntN(30))
+		ix, read := memIndex(t, files)
+		task := propertyTasks[r.IntN(len(propertyTasks))]
+		budget := 300 + r.IntN(8000)
+		t.Run(fmt.Sprintf("%d-%d", trial, budget), func(t *testing.T) {
+			var want shown
+			for k, format := range formats {
+				sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: budget, Format: format, ReadFile: read})
+				if errors.Is(err, ErrTaskTooLarge) {
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if format != FormatPaths && c.Count(sel.Text) > budget {
+					t.Fatalf("%s: %d tokens > budget %d", format, c.Count(sel.Text), budget)
+				}
+				got := shownOf(sel)
+				if k == 0 {
+					want = got
+				} else if diff := cmp.Diff(want, got); diff != "" {
+					t.Fatalf("%s shows another selection than %s (-%s +%s):\n%s", format, formats[0], formats[0], format, diff)
+				}
+				if format == FormatPaths {
+					var lines []string
+					for _, f := range sel.Files {
+						lines = append(lines, f.Path+"\t"+formatRanges(f.Ranges))
+					}
+					if diff := cmp.Diff(strings.Join(lines, "\n"), strings.TrimSuffix(sel.Text, "\n")); diff != "" {
+						t.Fatalf("paths output (-want +got):\n%s", diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPathsRanges checks the paths format's form: path, a TAB, then
+// start-end ranges, ascending and within the file.
+func TestPathsRanges(t *testing.T) {
+	c := testCounter(t)
+	ix, read := memIndex(t, goldenRepo)
+	sel, err := Select(context.Background(), ix, "retry on 503 loses the request body (see retry.Do)", c, &SelectOptions{Budget: 500, Format: FormatPaths, ReadFile: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sel.Text == "" {
+		t.Fatal("no paths")
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(sel.Text, "\n"), "\n") {
+		p, ranges, ok := strings.Cut(line, "\t")
+		if !ok || p == "" {
+			t.Fatalf("line %q: want path<TAB>ranges", line)
+		}
+		prev := 0
+		for _, rg := range strings.Split(ranges, ",") {
+			a, b, ok := strings.Cut(rg, "-")
+			s, err1 := strconv.Atoi(a)
+			e, err2 := strconv.Atoi(b)
+			if !ok || err1 != nil || err2 != nil || s < 1 || e < s || s <= prev {
+				t.Fatalf("line %q: bad range %q", line, rg)
+			}
+			prev = e
+		}
+	}
+}
+
+// TestUnits pins how a file is cut into units: a definition with its doc
+// comment, a paragraph for one-line definitions, imports never a unit of
+// their own, a method with its class as scope.
+func TestUnits(t *testing.T) {
+	src := []string{
+		"package p",                 // 1
+		"",                          // 2
+		"import (",                  // 3
+		"\t\"fmt\"",                 // 4
+		")",                         // 5
+		"",                          // 6
+		"const (",                   // 7
+		"\tA = 1",                   // 8
+		"\tB = 2",                   // 9
+		")",                         // 10
+		"",                          // 11
+		"// Run prints fmt things.", // 12
+		"func Run() {",              // 13
+		"\tfmt.Println(A)",          // 14
+		"}",                         // 15
+	}
+	f := &File{Lang: "go", Symbols: []Symbol{
+		{Name: "A", Kind: "const", Start: 8, End: 8},
+		{Name: "B", Kind: "const", Start: 9, End: 9},
+		{Name: "Run", Kind: "function", Start: 13, End: 15},
+	}}
+	sh := newShape(f, src)
+	cases := []struct {
+		line int
+		ok   bool
+		want LineRange
+		name string
+	}{
+		{4, false, LineRange{}, ""},          // an import line
+		{2, false, LineRange{}, ""},          // a blank line
+		{9, true, LineRange{7, 10}, ""},      // a constant: its paragraph
+		{12, true, LineRange{12, 15}, "Run"}, // the doc comment belongs to Run
+		{14, true, LineRange{12, 15}, "Run"}, // the body, with the doc comment
+		{1, false, LineRange{}, ""},          // the package clause, part of the preamble
+		{15, true, LineRange{12, 15}, "Run"}, // the closing brace
+		{99, false, LineRange{}, ""},         // past the end
+		{0, false, LineRange{}, ""},          // before the start
+		{13, true, LineRange{12, 15}, "Run"}, // the header
+		{8, true, LineRange{7, 10}, ""},      // the other constant, same paragraph
+		{10, true, LineRange{7, 10}, ""},     // the closing parenthesis
+		{7, true, LineRange{7, 10}, ""},      // the opening line
+		{3, false, LineRange{}, ""},          // the import block's first line
+		{5, false, LineRange{}, ""},          // and its last
+		{11, false, LineRange{}, ""},         // blank between blocks
+		{6, false, LineRange{}, ""},          // blank after imports
+	}
+	for _, tc := range cases {
+		u, ok := sh.unitAt("go", src, tc.line)
+		if ok != tc.ok || (ok && (u.r != tc.want || u.name != tc.name)) {
+			t.Errorf("line %d: got %v %+v %q, want %v %+v %q", tc.line, ok, u.r, u.name, tc.ok, tc.want, tc.name)
+		}
+	}
+	if got := preamble(sh.imp); got != 5 {
+		t.Errorf("preamble ends at %d, want 5", got)
+	}
+
+	py := []string{
+		"class Session:",            // 1
+		"    timeout = 3",           // 2
+		"",                          // 3
+		"    @staticmethod",         // 4
+		"    def rebuild(p):",       // 5
+		"        p.headers = {}",    // 6
+		"        return p",          // 7
+		"",                          // 8
+		"    def close(self):",      // 9
+		"        self.open = False", // 10
+		"        return None",       // 11
+	}
+	pf := &File{Lang: "python", Symbols: []Symbol{
+		{Name: "Session", Kind: "class", Start: 1, End: 11},
+		{Name: "rebuild", Kind: "method", Start: 5, End: 7, Scope: "Session"},
+		{Name: "close", Kind: "method", Start: 9, End: 11, Scope: "Session"},
+	}}
+	ps := newShape(pf, py)
+	for _, tc := range []struct {
+		line  int
+		want  LineRange
+		scope int
+		name  string
+	}{
+		{6, LineRange{4, 7}, 1, "rebuild"}, // the decorator belongs to the method
+		{10, LineRange{9, 11}, 1, "close"},
+		{2, LineRange{1, 2}, 0, ""}, // a class field: the class's own paragraph
+	} {
+		u, ok := ps.unitAt("python", py, tc.line)
+		if !ok || u.r != tc.want || u.scope != tc.scope || u.name != tc.name {
+			t.Errorf("python line %d: got %v %+v scope %d %q, want %+v scope %d %q", tc.line, ok, u.r, u.scope, u.name, tc.want, tc.scope, tc.name)
+		}
+	}
+}

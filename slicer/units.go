@@ -1,0 +1,402 @@
+package slicer
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+)
+
+// This file cuts a file into units, the blocks an excerpt is made of, and
+// ranks them as definitions for the task (see "Definitions" in the package
+// comment). Units depend on the file and the task only, never on the
+// budget, so that a larger budget shows a superset of a smaller one.
+
+// Unit scoring and shaping constants.
+const (
+	// unitK1 and unitB are BM25's parameters over the units of one file:
+	// a definition that uses a term three times is not three times as
+	// relevant, and a long definition collects hits by length alone.
+	unitK1 = 1.2
+	unitB  = 0.6
+	// unitMentionBonus is added, in units of the task's strongest term
+	// weight, to a unit the task points at: the definition of a named
+	// symbol, a stack frame's line, a quoted string.
+	unitMentionBonus = 2.0
+	// tinyLines is the length up to which a definition is too small to be
+	// an excerpt alone (one constant of a list, a one-line alias): its
+	// paragraph is the unit instead.
+	tinyLines = 2
+	// maxParagraph bounds a paragraph unit, in lines each way from its
+	// line: a paragraph is a meaningful block, not the rest of the file.
+	maxParagraph = 15
+	// maxDocLines bounds how far a definition's unit reaches up over its
+	// doc comment and decorators.
+	maxDocLines = 40
+	// maxPreambleLines bounds a file's preamble unit: the imports of a
+	// file that needs more are not worth their room.
+	maxPreambleLines = 60
+	// minWindowLines is the smallest window of a definition too large for
+	// its room: fewer lines around its strongest one are a stray fragment.
+	minWindowLines = 6
+)
+
+// unit is a candidate block of a file: a definition with its doc comment,
+// a paragraph of small definitions, or a paragraph of top-level code.
+type unit struct {
+	r       LineRange
+	header  int // the definition's first line, kept when it is windowed; 0 for a paragraph
+	scope   int // first line of the enclosing definition, 0 at top level
+	name    string
+	score   float64
+	cover   float64 // share of the task's term weight matched inside the unit
+	mention bool    // the task points into the unit
+	best    int     // the line with the most weight
+	why     []string
+}
+
+// fileShape is what units need to know about a file's definitions.
+type fileShape struct {
+	syms   []Symbol
+	owner  []int32 // per line (index line-1): innermost non-tiny definition, -1 if none
+	parent []int   // per symbol: innermost non-tiny definition strictly enclosing it, -1 if none
+	child  []bool  // per symbol: encloses a non-tiny definition
+	imp    []bool  // per line: an import, include or package line
+	doc    []int   // per symbol: first line of its doc comment and decorators, else its Start
+}
+
+func newShape(f *File, lines []string) *fileShape {
+	n := len(lines)
+	s := &fileShape{syms: f.Symbols, owner: make([]int32, n),
+		parent: make([]int, len(f.Symbols)), child: make([]bool, len(f.Symbols)), imp: importLines(f.Lang, lines),
+		doc: make([]int, len(f.Symbols))}
+	for i := range s.owner {
+		s.owner[i] = -1
+	}
+	size := func(k int) int { return s.syms[k].End - s.syms[k].Start }
+	// Larger definitions first, so smaller (inner) ones overwrite them.
+	order := make([]int, len(s.syms))
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(a, b int) bool { return size(order[a]) > size(order[b]) })
+	for _, k := range order {
+		sym := &s.syms[k]
+		lo, hi := max(1, sym.Start), min(n, sym.End)
+		if sym.End-sym.Start+1 <= tinyLines {
+			continue // its paragraph is its unit
+		}
+		for l := lo; l <= hi; l++ {
+			s.owner[l-1] = int32(k)
+		}
+	}
+	for k := range s.syms {
+		s.parent[k] = -1
+		sym := &s.syms[k]
+		for j := range s.syms {
+			o := &s.syms[j]
+			if j == k || o.End-o.Start+1 <= tinyLines || o.Start > sym.Start || o.End < sym.End || (o.Start == sym.Start && o.End == sym.End) {
+				continue
+			}
+			if s.parent[k] < 0 || size(j) < size(s.parent[k]) {
+				s.parent[k] = j
+			}
+		}
+		if p := s.parent[k]; p >= 0 && sym.End-sym.Start+1 > tinyLines {
+			s.child[p] = true
+		}
+	}
+	// A definition's doc comment and decorators belong to it: a hit in
+	// them is a hit in the definition.
+	for k := range s.syms {
+		sym := &s.syms[k]
+		s.doc[k] = sym.Start
+		if sym.End-sym.Start+1 <= tinyLines || sym.Start < 1 || sym.Start > n {
+			continue
+		}
+		for d := 0; d < maxDocLines && s.doc[k] > 1; d++ {
+			prev := s.doc[k] - 1
+			if int(s.owner[prev-1]) != s.parent[k] || !isPreamble(f.Lang, strings.TrimSpace(lines[prev-1])) {
+				break
+			}
+			s.doc[k] = prev
+		}
+		for l := s.doc[k]; l < sym.Start; l++ {
+			s.owner[l-1] = int32(k)
+		}
+	}
+	return s
+}
+
+// importLines marks the lines that only bring names in (imports, includes,
+// package clauses): they match a task's words and say nothing.
+func importLines(lang string, lines []string) []bool {
+	out := make([]bool, len(lines))
+	inGoBlock := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if inGoBlock {
+			out[i] = true
+			if strings.HasPrefix(t, ")") {
+				inGoBlock = false
+			}
+			continue
+		}
+		switch {
+		case lang == "go" && strings.HasPrefix(t, "import ("):
+			out[i], inGoBlock = true, true
+		case strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "import{") || strings.HasPrefix(t, "import\t"),
+			strings.HasPrefix(t, "package ") && (lang == "go" || lang == "java" || lang == "kotlin" || lang == "scala"),
+			strings.HasPrefix(t, "from ") && strings.Contains(t, " import "),
+			strings.HasPrefix(t, "#include"),
+			strings.HasPrefix(t, "use ") && (lang == "rust" || lang == "php"),
+			strings.HasPrefix(t, "using ") && lang == "csharp",
+			strings.HasPrefix(t, "require ") || strings.HasPrefix(t, "require_relative "),
+			(lang == "javascript" || lang == "typescript" || lang == "tsx") && strings.Contains(t, "require(") && (strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "var ") || strings.HasPrefix(t, "let ")):
+			out[i] = true
+		}
+	}
+	return out
+}
+
+// isPreamble reports whether a line belongs with the definition below it:
+// a comment or a decorator.
+func isPreamble(lang, t string) bool {
+	switch {
+	case t == "":
+		return false
+	case strings.HasPrefix(t, "//"), strings.HasPrefix(t, "/*"), strings.HasPrefix(t, "*"), strings.HasPrefix(t, "@"):
+		return lang != "python" || strings.HasPrefix(t, "@")
+	case strings.HasPrefix(t, "#"):
+		switch lang {
+		case "python", "ruby", "bash", "":
+			return true
+		case "rust":
+			return strings.HasPrefix(t, "#[") || strings.HasPrefix(t, "#!")
+		}
+	case strings.HasPrefix(t, "--"):
+		return lang == "lua"
+	case strings.HasPrefix(t, "///"), strings.HasPrefix(t, "["):
+		return lang == "csharp" && strings.HasSuffix(t, "]")
+	}
+	return false
+}
+
+// unitKey identifies a unit while hits are gathered.
+type unitKey struct{ start, end int }
+
+// unitAt returns the unit that holds line, or false when the line is an
+// import or a blank line outside every definition.
+func (s *fileShape) unitAt(lang string, lines []string, line int) (unit, bool) {
+	n := len(lines)
+	if line < 1 || line > n || s.imp[line-1] {
+		return unit{}, false
+	}
+	o := int(s.owner[line-1])
+	if o >= 0 && !s.child[o] {
+		sym := &s.syms[o]
+		u := unit{r: LineRange{s.doc[o], min(n, sym.End)}, header: sym.Start, name: sym.Name}
+		if p := s.parent[o]; p >= 0 {
+			u.scope = s.syms[p].Start
+		}
+		return u, true
+	}
+	if strings.TrimSpace(lines[line-1]) == "" {
+		return unit{}, false
+	}
+	// A paragraph: the non-blank lines around line with the same owner.
+	lo, hi := line, line
+	for lo > 1 && line-lo < maxParagraph && s.owner[lo-2] == int32(o) && strings.TrimSpace(lines[lo-2]) != "" && !s.imp[lo-2] {
+		lo--
+	}
+	for hi < n && hi-line < maxParagraph && s.owner[hi] == int32(o) && strings.TrimSpace(lines[hi]) != "" && !s.imp[hi] {
+		hi++
+	}
+	u := unit{r: LineRange{lo, hi}}
+	if o >= 0 && s.syms[o].Start < lo {
+		u.scope = s.syms[o].Start
+	}
+	return u, true
+}
+
+// fileUnits returns the units of a file that the task hits, best first:
+// each scored by BM25 of the task's terms within it (against the file's
+// other units), plus unitMentionBonus when the task points into it.
+func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
+	if us, ok := p.units[r.file]; ok {
+		return us
+	}
+	f := &p.ix.Files[r.file]
+	shape := newShape(f, l.lines)
+	type acc struct {
+		u    unit
+		tf   map[int32]int
+		line map[int]float64
+	}
+	byKey := map[unitKey]*acc{}
+	var order []*acc
+	get := func(line int) *acc {
+		u, ok := shape.unitAt(f.Lang, l.lines, line)
+		if !ok {
+			return nil
+		}
+		k := unitKey{u.r.Start, u.r.End}
+		a := byKey[k]
+		if a == nil {
+			a = &acc{u: u, tf: map[int32]int{}, line: map[int]float64{}}
+			byKey[k] = a
+			order = append(order, a)
+		}
+		return a
+	}
+	maxW := 0.0
+	for _, w := range p.termW {
+		maxW = max(maxW, w)
+	}
+	if maxW == 0 {
+		maxW = 1
+	}
+	for _, h := range p.stats[r.file].hits {
+		a := get(int(h.Line))
+		if a == nil {
+			continue
+		}
+		if h.Term >= 0 {
+			a.tf[h.Term]++
+			a.line[int(h.Line)] += p.termW[h.Term]
+		} else {
+			a.u.mention = true
+			a.line[int(h.Line)] += unitMentionBonus * maxW
+			a.u.why = appendOnce(a.u.why, "quote")
+		}
+	}
+	for _, line := range r.lines {
+		if a := get(line); a != nil {
+			a.u.mention = true
+			a.line[line] += unitMentionBonus * maxW
+			a.u.why = appendOnce(a.u.why, "named")
+		}
+	}
+	// The average unit length is that of the file's definitions, so a unit
+	// is long or short against its own file's style.
+	avg, defs := 0.0, 0
+	for _, sym := range f.Symbols {
+		if d := sym.End - sym.Start + 1; d > tinyLines {
+			avg += float64(d)
+			defs++
+		}
+	}
+	if defs == 0 {
+		avg, defs = 2*maxParagraph, 1
+	}
+	avg /= float64(defs)
+	total := 0.0
+	for _, w := range p.termW {
+		total += w
+	}
+	us := make([]unit, 0, len(order))
+	for _, a := range order {
+		u := a.u
+		length := float64(u.r.End - u.r.Start + 1)
+		norm := unitK1 * (1 - unitB + unitB*length/avg)
+		terms := make([]int32, 0, len(a.tf))
+		for t := range a.tf {
+			terms = append(terms, t)
+		}
+		sort.Slice(terms, func(i, j int) bool { return terms[i] < terms[j] })
+		matched := 0.0
+		for _, t := range terms {
+			tf := float64(a.tf[t])
+			u.score += p.termW[t] * tf * (unitK1 + 1) / (tf + norm)
+			matched += p.termW[t]
+		}
+		if total > 0 {
+			u.cover = matched / total
+		}
+		if u.mention {
+			u.score += unitMentionBonus * maxW
+		}
+		// Most matched terms first, for -explain.
+		sort.SliceStable(terms, func(i, j int) bool { return p.termW[terms[i]] > p.termW[terms[j]] })
+		for k, t := range terms {
+			if k == 4 {
+				break
+			}
+			u.why = append(u.why, p.q.terms[t])
+		}
+		lines := make([]int, 0, len(a.line))
+		for ln := range a.line {
+			lines = append(lines, ln)
+		}
+		sort.Ints(lines)
+		for _, ln := range lines {
+			if u.best == 0 || a.line[ln] > a.line[u.best] {
+				u.best = ln
+			}
+		}
+		if u.score > 0 {
+			us = append(us, u)
+		}
+	}
+	sort.SliceStable(us, func(a, b int) bool {
+		if us[a].score != us[b].score {
+			return us[a].score > us[b].score
+		}
+		return us[a].r.Start < us[b].r.Start
+	})
+	// The file's preamble (package clause, imports) goes right after the
+	// best unit: fixes often touch it, and it tells what the code uses.
+	if pre := preamble(shape.imp); pre > 0 && len(us) > 0 {
+		u := unit{r: LineRange{1, pre}, name: "imports", why: []string{"preamble"}}
+		us = append(us[:1], append([]unit{u}, us[1:]...)...)
+	}
+	p.units[r.file] = us
+	return us
+}
+
+// preamble returns the last line of a file's import section, when it is
+// near the top and short (maxPreambleLines); 0 when there is none.
+func preamble(imp []bool) int {
+	last := 0
+	for i := 0; i < len(imp) && i < maxPreambleLines; i++ {
+		if imp[i] {
+			last = i + 1
+		}
+	}
+	return last
+}
+
+func appendOnce(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// Unit is one definition (or block) chosen from a file, for -explain.
+type Unit struct {
+	Name     string    `json:"name,omitempty"` // the definition's name; "" for a block of code
+	Range    LineRange `json:"range"`
+	Windowed bool      `json:"windowed,omitempty"` // too large for its room: its header and a window around its best line
+	Score    float64   `json:"score"`              // BM25 of the task's terms in it, plus the mention bonus
+	Why      []string  `json:"why,omitempty"`      // the strongest terms matched, and "named"/"quote"
+}
+
+func (u *unit) export(windowed bool) Unit {
+	return Unit{Name: u.name, Range: u.r, Windowed: windowed, Score: math.Round(u.score*1000) / 1000, Why: u.why}
+}
+
+// String renders a unit for text explanations: name:start-end (score).
+func (u Unit) String() string {
+	name := u.Name
+	if name == "" {
+		name = "block"
+	}
+	w := ""
+	if u.Windowed {
+		w = ", windowed"
+	}
+	return fmt.Sprintf("%s:%d-%d (%.2f%s: %s)", name, u.Range.Start, u.Range.End, u.Score, w, strings.Join(u.Why, " "))
+}
