@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -8,7 +9,7 @@ import (
 
 // ErrRemoteListen is wrapped by CheckListen's error for an address that is
 // not loopback-only.
-var ErrRemoteListen = fmt.Errorf("listen address is not loopback")
+var ErrRemoteListen = errors.New("listen address is not loopback")
 
 // CheckListen accepts a listen address (host:port) that only this machine
 // can reach: localhost, 127.0.0.0/8 or ::1. Any other address, an empty

@@ -390,11 +390,11 @@ func (p *Proxy) withModel(ex *exchange, res fitResult, model string) fitResult {
 // rewrite points the outgoing request at the upstream.
 func (p *Proxy) rewrite(pr *httputil.ProxyRequest) {
 	u := *p.upstream
-	path := pr.In.URL.Path
-	if strings.HasSuffix(u.Path, "/v1") && (path == "/v1" || strings.HasPrefix(path, "/v1/")) {
+	base, path := strings.TrimSuffix(u.Path, "/"), pr.In.URL.Path
+	if strings.HasSuffix(base, "/v1") && (path == "/v1" || strings.HasPrefix(path, "/v1/")) {
 		path = strings.TrimPrefix(path, "/v1")
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + path
+	u.Path = base + path
 	u.RawPath = ""
 	u.RawQuery = pr.In.URL.RawQuery
 	pr.Out.URL = &u
