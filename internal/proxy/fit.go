@@ -56,6 +56,26 @@ func parseHead(body []byte) (head, error) {
 	return h, nil
 }
 
+// headOf reads the head from a parsed request's top-level fields, which
+// saves decoding the body a second time.
+func headOf(conv *history.Conversation) (head, error) {
+	var h head
+	for _, f := range []struct {
+		key string
+		dst any
+	}{
+		{"model", &h.Model}, {"stream", &h.Stream},
+		{"max_output_tokens", &h.MaxOutputTokens}, {"max_completion_tokens", &h.MaxCompletionTokens}, {"max_tokens", &h.MaxTokens},
+	} {
+		if raw := conv.Field(f.key); raw != nil {
+			if err := json.Unmarshal(raw, f.dst); err != nil {
+				return head{}, fmt.Errorf("field %q: %w", f.key, err)
+			}
+		}
+	}
+	return h, nil
+}
+
 // jsonError describes why body is not a JSON request, with a line and
 // column for syntax errors.
 func jsonError(body []byte, err error) error {

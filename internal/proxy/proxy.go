@@ -302,17 +302,23 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.rp.ServeHTTP(w, out)
 }
 
-// prepare parses the request's head and conversation once.
+// prepare parses the request's conversation and head once.
 func (p *Proxy) prepare(ex *exchange) {
-	h, err := parseHead(ex.body)
+	conv, convErr := history.ParseFormat(bytes.NewReader(ex.body), ex.route.format)
+	var h head
+	var err error
+	if convErr == nil {
+		h, err = headOf(conv)
+	} else {
+		h, err = parseHead(ex.body)
+	}
 	if err != nil {
 		ex.parseErr = err
 		return
 	}
 	ex.model, ex.stream, ex.stated = h.Model, h.Stream, h.statedOutput()
-	conv, err := history.ParseFormat(bytes.NewReader(ex.body), ex.route.format)
-	if err != nil {
-		ex.parseErr = err
+	if convErr != nil {
+		ex.parseErr = convErr
 		return
 	}
 	ex.conv = conv
