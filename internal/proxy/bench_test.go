@@ -359,7 +359,11 @@ func BenchmarkReplay(b *testing.B) {
 				defer up.Close()
 				url := up.URL + pathOf(r.format)
 				if via {
-					p, err := New(&Options{Logf: func(f string, a ...any) { if os.Getenv("REPLAY_LOG") != "" { fmt.Fprintf(os.Stderr, f+"\n", a...) } }, Upstream: up.URL, Step: step, Resolve: fixedResolve(map[string]int{"gpt-4o": window, "gpt-5.5": window})})
+					p, err := New(&Options{Logf: func(f string, a ...any) {
+						if os.Getenv("REPLAY_LOG") != "" {
+							fmt.Fprintf(os.Stderr, f+"\n", a...)
+						}
+					}, Upstream: up.URL, Step: step, Resolve: fixedResolve(map[string]int{"gpt-4o": window, "gpt-5.5": window})})
 					if err != nil {
 						b.Fatal(err)
 					}
