@@ -5,7 +5,9 @@
 // pipe into "codex exec", and "codex exec resume" of rollouts pruned by
 // "ctxtrim history" (dropped turns, a compaction, masked outputs, and a
 // session whose stale token count would make Codex compact on resume),
-// checked on the requests Codex then sends.
+// checked on the requests Codex then sends; and Codex sessions through
+// "ctxtrim proxy" (a history that outgrows the server's window, a primary
+// model at capacity with a backup of a smaller window).
 //
 // The tests build ctxtrim once per run into a temporary directory. They
 // install what they need from package registries (Debian's pre-commit,

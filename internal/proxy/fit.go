@@ -233,7 +233,11 @@ func describeSteps(r *history.Result) string {
 			continue
 		}
 		if s.Name == history.StepDrop {
-			parts = append(parts, fmt.Sprintf("drop %d turns", r.DroppedTurns))
+			noun := "turns"
+			if r.DroppedTurns == 1 {
+				noun = "turn"
+			}
+			parts = append(parts, fmt.Sprintf("drop %d %s", r.DroppedTurns, noun))
 			continue
 		}
 		parts = append(parts, fmt.Sprintf("%s %d", s.Name, s.Edits))
