@@ -350,7 +350,7 @@ func BenchmarkReplay(b *testing.B) {
 		}
 		b.Run(r.name, func(b *testing.B) {
 			type outcome struct{ tokens, units, cached, refused int }
-			run := func(step int, via bool) outcome {
+			run := func(step int, via bool, stickyBytes int64) outcome {
 				s := newStub(nil)
 				if via {
 					s.windows = map[string]int{"gpt-4o": window, "gpt-5.5": window}
@@ -363,7 +363,7 @@ func BenchmarkReplay(b *testing.B) {
 						if os.Getenv("REPLAY_LOG") != "" {
 							fmt.Fprintf(os.Stderr, f+"\n", a...)
 						}
-					}, Upstream: up.URL, Step: step, Resolve: fixedResolve(map[string]int{"gpt-4o": window, "gpt-5.5": window})})
+					}, Upstream: up.URL, Step: step, StickyBytes: stickyBytes, Resolve: fixedResolve(map[string]int{"gpt-4o": window, "gpt-5.5": window})})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -394,24 +394,26 @@ func BenchmarkReplay(b *testing.B) {
 				}
 				return o
 			}
-			var direct, steps, greedy outcome
+			var direct, proxied, steps, greedy outcome
 			for b.Loop() {
-				direct, steps, greedy = run(0, false), run(0, true), run(-1, true)
+				direct, proxied, steps, greedy = run(0, false, 0), run(0, true, 0), run(0, true, -1), run(-1, true, -1)
 				if d, _ := strconv.Atoi(os.Getenv("REPLAY_DIV")); d > 0 {
-					steps = run(window/d, true)
+					proxied, steps = run(window/d, true, 0), run(window/d, true, -1)
 				}
 			}
 			ratio := func(o outcome) float64 { return 100 * float64(o.cached) / float64(max(o.units, 1)) }
 			b.ReportMetric(float64(len(r.bodies)), "requests")
 			b.ReportMetric(float64(window), "window")
 			b.ReportMetric(float64(direct.tokens), "tok-direct")
-			b.ReportMetric(float64(steps.tokens), "tok-proxy")
+			b.ReportMetric(float64(proxied.tokens), "tok-proxy")
+			b.ReportMetric(float64(steps.tokens), "tok-steps")
 			b.ReportMetric(float64(greedy.tokens), "tok-greedy")
 			b.ReportMetric(ratio(direct), "hit%-direct")
+			b.ReportMetric(ratio(proxied), "hit%-proxy")
 			b.ReportMetric(ratio(steps), "hit%-steps")
 			b.ReportMetric(ratio(greedy), "hit%-greedy")
-			if steps.refused+greedy.refused > 0 {
-				b.Errorf("the stub refused %d requests through the proxy", steps.refused+greedy.refused)
+			if n := proxied.refused + steps.refused + greedy.refused; n > 0 {
+				b.Errorf("the stub refused %d requests through the proxy", n)
 			}
 		})
 	}

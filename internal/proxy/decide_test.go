@@ -320,7 +320,9 @@ func FuzzFit(f *testing.F) {
 	f.Add("responses", []byte(`{"input":"just a string","model":"m"}`), 5)
 	f.Add("anthropic", []byte(`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"x","name":"n","input":{}}]}]}`), 20)
 	c, _ := budget.NewEncodingCounter(budget.O200kBase)
-	ft := fitter{}
+	// The remembered pruned forms carry over from input to input, so that
+	// reuse is fuzzed too.
+	ft := fitter{sticky: newSticky(1 << 20)}
 	f.Fuzz(func(t *testing.T, format string, body []byte, limit int) {
 		fm := history.Format(format)
 		if fm != history.FormatChat && fm != history.FormatResponses && fm != history.FormatAnthropic {
@@ -333,7 +335,7 @@ func FuzzFit(f *testing.F) {
 		if _, herr := parseHead(body); herr != nil {
 			conv, err = nil, herr
 		}
-		res := ft.fit(body, conv, err, c, limit)
+		res := ft.fit("m", body, conv, err, c, limit)
 		if !res.changed {
 			if !bytes.Equal(res.body, body) {
 				t.Fatalf("unchanged but the body differs")

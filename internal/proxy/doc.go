@@ -59,23 +59,33 @@
 // cache by prefix), and a client resends its whole history each turn. A
 // pruner that frees just enough tokens masks one more old output every turn,
 // so every request differs from the last at an early item and the cached
-// prefix is lost. The proxy prunes in steps instead: it frees the excess
-// rounded up to a multiple of Step tokens (Options.Step, default the limit
-// / DefaultStepDivisor), that is, it asks history for
+// prefix is lost. The proxy keeps the prefix in two ways.
+//
+// Steps: it frees the excess rounded up to a multiple of Step tokens
+// (Options.Step, default the limit / DefaultStepDivisor), that is, it asks
+// history for
 //
 //	limit' = total − ⌈(total − limit) / Step⌉ × Step
 //
 // history masks old tool outputs oldest first until the freed tokens reach
 // that amount, so the same amount frees the same items turn after turn:
 // while the history grows by less than what the step left over, each
-// request is the previous one with the new items appended, and the prefix
-// stays cached. The next step masks the next block at once. The argument
-// holds while masking (history's first step) is enough; once older turns
-// must be dropped, more outputs become maskable as the history grows and
-// the dropped block can shrink, so the prefix is stable for fewer turns.
+// request is the previous one with the new items appended. When turns
+// must be dropped too, the drop's own excess (what is left once every
+// cheaper step has run) is rounded up the same way, with a second call.
 // When limit' cannot be reached (the pinned minimum), the proxy prunes to
-// limit itself. The replay benchmark measures the hit ratio with a stub
-// that reports the shared prefix of every request.
+// limit itself.
+//
+// Reuse: steps alone do not hold once dropping starts, because masking the
+// outputs that age into history's mask window frees more each turn, and
+// fewer turns are then dropped. So the proxy remembers the pruned form of
+// recent requests (an LRU of Options.StickyBytes, keyed by model, limit
+// and a hash chain of the original items): a request that extends one it
+// pruned (the same items, then new ones) goes out as that pruned form plus
+// the new items when that fits the limit and is valid (history.WithItems
+// re-parses and validates it), and is pruned afresh, in steps, otherwise.
+// The replay benchmark measures the hit ratio with a stub that reports the
+// shared prefix of every request.
 //
 // # Retry and fallback
 //

@@ -162,16 +162,20 @@ type fitResult struct {
 	note string
 }
 
-// fitter fits conversations. It is immutable and safe for concurrent use.
+// fitter fits conversations. It is safe for concurrent use.
 type fitter struct {
-	step  int             // Options.Step
-	hopts history.Options // history's knobs (Logf unused)
+	step   int             // Options.Step
+	hopts  history.Options // history's knobs (Logf unused)
+	sticky *sticky         // nil: every request is pruned afresh
 }
 
-// fit fits body, a request of format f whose conversation is conv (nil
-// with parseErr when it could not be parsed), to limit tokens counted by
-// c. limit ≤ 0 means no limit. It never modifies body or conv.
-func (ft fitter) fit(body []byte, conv *history.Conversation, parseErr error, c budget.Counter, limit int) fitResult {
+// fit fits body, a request for model whose conversation is conv (nil with
+// parseErr when it could not be parsed), to limit tokens counted by c.
+// limit ≤ 0 means no limit. It never modifies body or conv. A request over
+// its limit that extends one pruned before (same model and limit) goes out
+// as that pruned form plus its new items when they fit; else it is pruned
+// afresh, in steps.
+func (ft fitter) fit(model string, body []byte, conv *history.Conversation, parseErr error, c budget.Counter, limit int) fitResult {
 	res := fitResult{body: body}
 	if limit == 0 {
 		return res
@@ -195,12 +199,40 @@ func (ft fitter) fit(body []byte, conv *history.Conversation, parseErr error, c 
 	if res.before <= limit {
 		return res
 	}
+	var hs [][32]byte
+	if ft.sticky != nil {
+		hs = chain(conv.Items())
+		if out, after, added, ok := ft.sticky.reuse(model, conv, hs, c, limit); ok {
+			var b bytes.Buffer
+			if err := out.Encode(&b); err == nil {
+				ft.sticky.store(model, limit, hs[len(hs)-1], out.Items())
+				res.body, res.changed, res.after = b.Bytes(), true, after
+				res.steps = fmt.Sprintf("as before + %d new items", added)
+				return res
+			}
+		}
+	}
 	opts := ft.hopts
 	opts.Logf = nil
-	target := StableLimit(res.before, limit, stepFor(ft.step, limit))
+	step := stepFor(ft.step, limit)
+	target := StableLimit(res.before, limit, step)
 	pr, err := history.Prune(conv, target, c, &opts)
 	if err != nil && target < limit && errors.Is(err, history.ErrNoFit) {
 		pr, err = history.Prune(conv, limit, c, &opts)
+	}
+	if err == nil && step > 0 && pr.DroppedTurns > 0 {
+		// Turns had to be dropped: every earlier step ran to its end, so
+		// the drop's own need is what is left over the limit. Rounded up
+		// to a step of its own, the same turns are dropped (and the same
+		// notice written) while the history grows, although the masking
+		// of outputs that age into it frees more each turn.
+		if pre := beforeStep(pr, history.StepDrop); pre > limit {
+			if t2 := StableLimit(pre, limit, step); t2 != target {
+				if pr2, err2 := history.Prune(conv, t2, c, &opts); err2 == nil {
+					pr = pr2
+				}
+			}
+		}
 	}
 	if err != nil {
 		res.note = "cannot fit: " + shortError(err)
@@ -213,7 +245,21 @@ func (ft fitter) fit(body []byte, conv *history.Conversation, parseErr error, c 
 	}
 	res.body, res.changed, res.after = out.Bytes(), pr.Changed(), pr.After
 	res.steps = describeSteps(pr)
+	if ft.sticky != nil && res.changed {
+		ft.sticky.store(model, limit, hs[len(hs)-1], pr.Conversation.Items())
+	}
 	return res
+}
+
+// beforeStep is the request's size before the step named name, 0 when
+// the step did not run.
+func beforeStep(r *history.Result, name string) int {
+	for _, s := range r.Steps {
+		if s.Name == name {
+			return s.Before
+		}
+	}
+	return 0
 }
 
 // shortError is the first clause of err, for a log line.

@@ -54,6 +54,11 @@ type Options struct {
 	// 0 means limit/DefaultStepDivisor, a negative value prunes just
 	// enough (no cache-aware steps).
 	Step int
+	// StickyBytes bounds the memory of the pruned forms of recent
+	// requests, which later requests of the same conversation reuse (see
+	// the package documentation); 0 means DefaultStickyBytes, a negative
+	// value remembers nothing.
+	StickyBytes int64
 	// History tunes history.Prune (KeepLast, MaskAfter, MaxItem); its Logf
 	// is not used.
 	History history.Options
@@ -140,6 +145,12 @@ func New(opts *Options) (*Proxy, error) {
 	}
 	p := &Proxy{upstream: u, opts: *opts, learned: map[string]int{}, rand: rand.Float64, sleep: sleepCtx}
 	p.fit = fitter{step: opts.Step, hopts: opts.History}
+	switch {
+	case opts.StickyBytes == 0:
+		p.fit.sticky = newSticky(DefaultStickyBytes)
+	case opts.StickyBytes > 0:
+		p.fit.sticky = newSticky(opts.StickyBytes)
+	}
 	if p.opts.MaxBody == 0 {
 		p.opts.MaxBody = DefaultMaxBody
 	}
@@ -360,7 +371,7 @@ func (p *Proxy) fitFor(ex *exchange, model string, window int) fitResult {
 		t = Target{Counter: p.o200k}
 	}
 	ex.limit = t.limit(ex.stated, p.opts.Budget)
-	res := p.fit.fit(ex.body, ex.conv, ex.parseErr, t.Counter, ex.limit)
+	res := p.fit.fit(model, ex.body, ex.conv, ex.parseErr, t.Counter, ex.limit)
 	ex.in, ex.out = res.before, res.after
 	if res.note != "" {
 		ex.notes = append(ex.notes, res.note)
@@ -512,7 +523,7 @@ func (p *Proxy) refit(ex *exchange, ov budget.Overflow) (fitResult, bool) {
 		limit = sent * RefitPercent / 100
 	}
 	ex.limit = limit
-	res := p.fit.fit(ex.body, ex.conv, nil, t.Counter, limit)
+	res := p.fit.fit(ex.sent, ex.body, ex.conv, nil, t.Counter, limit)
 	if res.note != "" {
 		ex.notes = append(ex.notes, "refit: "+res.note)
 	}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/ctxtrim/ctxtrim/budget"
@@ -14,10 +15,13 @@ import (
 // the previous request with items appended (a lost cached prefix), and
 // the tokens sent in all, and by how many tokens the unpruned request grew
 // from the first turn that was pruned to the last.
-func breaks(t *testing.T, f history.Format, turns, limit, step int) (n, sent, growth int) {
+func breaks(t *testing.T, f history.Format, turns, limit, step int, remember bool) (n, sent, growth int) {
 	t.Helper()
 	c, _ := budget.NewEncodingCounter(budget.O200kBase)
 	ft := fitter{step: step}
+	if remember {
+		ft.sticky = newSticky(DefaultStickyBytes)
+	}
 	var prev []json.RawMessage
 	first := 0
 	for turn := 1; turn <= turns; turn++ {
@@ -26,7 +30,10 @@ func breaks(t *testing.T, f history.Format, turns, limit, step int) (n, sent, gr
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := ft.fit(body, conv, nil, c, limit)
+		res := ft.fit("m", body, conv, nil, c, limit)
+		if res.reject != nil {
+			t.Fatalf("turn %d: %v", turn, res.reject)
+		}
 		if res.note != "" || res.after > limit {
 			t.Fatalf("turn %d: %s (%d tokens, limit %d)", turn, res.note, res.after, limit)
 		}
@@ -65,16 +72,60 @@ func TestStablePruningKeepsPrefix(t *testing.T) {
 	const turns, limit, step = 40, 6000, 1500
 	for _, f := range formats {
 		t.Run(string(f), func(t *testing.T) {
-			stable, sentStable, growth := breaks(t, f, turns, limit, step)
-			greedy, sentGreedy, _ := breaks(t, f, turns, limit, -1)
-			t.Logf("%s: %d turns, limit %d: prefix lost %d times in steps of %d (%d tokens sent), %d times pruning just enough (%d tokens sent)",
-				f, turns, limit, stable, step, sentStable, greedy, sentGreedy)
+			stable, sentStable, growth := breaks(t, f, turns, limit, step, false)
+			sticky, sentSticky, _ := breaks(t, f, turns, limit, step, true)
+			greedy, sentGreedy, _ := breaks(t, f, turns, limit, -1, false)
+			t.Logf("%s: %d turns, limit %d: prefix lost %d times in steps of %d (%d tokens sent), %d times reusing the pruned form too (%d sent), %d times pruning just enough (%d tokens sent)",
+				f, turns, limit, stable, step, sentStable, sticky, sentSticky, greedy, sentGreedy)
 			if greedy < turns/2 {
 				t.Errorf("pruning just enough broke the prefix only %d times: the scenario does not test anything", greedy)
 			}
-			if bound := 1 + (growth+step-1)/step; stable > bound {
+			bound := 1 + (growth+step-1)/step
+			if stable > bound {
 				t.Errorf("steps of %d broke the prefix %d times over %d tokens of growth, want at most %d (pruning just enough: %d)", step, stable, growth, bound, greedy)
 			}
+			if sticky > bound {
+				t.Errorf("steps with reuse broke the prefix %d times, want at most %d", sticky, bound)
+			}
 		})
+	}
+}
+
+// The proxy reuses a pruned form only for the conversation it came from:
+// a request that changed an earlier item is pruned afresh.
+func TestStickyOnlyExtends(t *testing.T) {
+	c, _ := budget.NewEncodingCounter(budget.O200kBase)
+	ft := fitter{sticky: newSticky(DefaultStickyBytes)}
+	f := history.FormatChat
+	fit := func(a agent) fitResult {
+		body := a.body()
+		conv, err := history.ParseFormat(bytes.NewReader(body), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ft.fit("m", body, conv, nil, c, 4000)
+	}
+	a := agent{format: f, model: "m", steps: 14, outTokens: 300}
+	if r := fit(a); !r.changed || strings.HasPrefix(r.steps, "as before") {
+		t.Fatalf("first: want a fresh prune, got %q", r.steps)
+	}
+	a.steps++
+	if r := fit(a); !strings.HasPrefix(r.steps, "as before + 2 new items") {
+		t.Fatalf("next turn: want the pruned form reused, got %q", r.steps)
+	}
+	a.secret = "an edited task"
+	if r := fit(a); strings.HasPrefix(r.steps, "as before") {
+		t.Fatalf("edited history: want a fresh prune, got %q", r.steps)
+	}
+}
+
+func TestStickyEvicts(t *testing.T) {
+	s := newSticky(100)
+	item := func(n int) []json.RawMessage { return []json.RawMessage{json.RawMessage(strings.Repeat("x", n))} }
+	s.store("m", 1, [32]byte{1}, item(60))
+	s.store("m", 1, [32]byte{2}, item(60))  // evicts the first
+	s.store("m", 1, [32]byte{3}, item(200)) // too large: not kept
+	if len(s.entries) != 1 || s.size != 60 || s.entries[stickyKey{"m", 1, [32]byte{2}}] == nil {
+		t.Errorf("entries %d, size %d", len(s.entries), s.size)
 	}
 }
