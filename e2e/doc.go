@@ -12,9 +12,9 @@
 //
 // The tests build ctxtrim once per run into a temporary directory. They
 // install what they need from package registries (Debian's pre-commit,
-// npm's @openai/codex and @anthropic-ai/claude-code at pinned versions) and skip with a clear message
-// when that is impossible (no apt-get, no npm, no unshare). Every external
-// command runs under a deadline.
+// npm's @openai/codex and @anthropic-ai/claude-code at pinned versions)
+// and skip with a clear message when that is impossible (no apt-get, no
+// npm, no unshare). Every external command runs under a deadline.
 //
 // The package has no non-test code apart from this comment.
 package e2e
