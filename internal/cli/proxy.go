@@ -29,14 +29,15 @@ headers. Point the client at it: Codex's model_providers.<id>.base_url =
 
 A request that fits its model's window (the model table and configuration;
 -model and -window for models missing from it; the request's own max output
-and -reserve kept free) and -budget, a cap on every request whatever its
-model, goes upstream byte for byte. One that does not is pruned as "ctxtrim history"
-prunes (old tool outputs masked first, in steps that keep the prompt cache's
-prefix; turns dropped last; tool calls stay paired). A context-overflow
-error from the upstream makes it re-fit to the window the error states and
-retry once. -fallback MODEL=BACKUP retries capacity failures (429 capacity,
-503, 529) on the backup, fitted to its window; without it, every error goes
-back to the client as the upstream sent it.
+and -reserve kept free) and -budget (a cap on every request, whatever its
+model) goes upstream byte for byte. One that does not is pruned as "ctxtrim
+history" prunes (old tool outputs masked first, turns dropped last, tool
+calls kept paired), in steps that keep the provider's cached prefix, and
+the next requests of the conversation reuse that pruned form. A
+context-overflow error from the upstream makes it re-fit to the window the
+error states and retry once. -fallback MODEL=BACKUP retries capacity
+failures (429 capacity, 503, 529) on the backup, fitted to its window;
+without it, every error goes back to the client as the upstream sent it.
 
 One line per request goes to stderr (model, tokens before and after, what was
 pruned, status, latency), never content or credentials. GET /healthz answers
@@ -226,9 +227,9 @@ func serveProxy(ctx context.Context, e *env, po *proxyOptions, ready chan<- stri
 // proxyResolver resolves the model of each request with the budget flags'
 // and the configuration's policy: the request's model from the table
 // (configuration rows included); a model missing from it as -model's, or
-// with -window (counted with -encoding, else o200k_base); the reserve and
-// margin as every budgeted command takes them (-reserve, -margin, the
-// configuration, then the model's default).
+// with -window (counted with -encoding, else o200k_base); the limits by
+// budget.Policy, the reserve and margin as every budgeted command takes
+// them (-reserve, -margin, the configuration, then the defaults).
 type proxyResolver struct {
 	bf    *budgetFlags
 	cfg   *config
@@ -290,21 +291,26 @@ func (r *proxyResolver) resolve(model string, window int) (proxy.Target, error) 
 	if err != nil {
 		return proxy.Target{}, err
 	}
-	if window <= 0 {
-		window = m.Window
-	}
-	t := proxy.Target{Counter: c, Window: window, Reserve: defaultReserve(m, window)}
+	// budget's policy: the window learned from an overflow error, else
+	// the model's; the reserve and margin as every budgeted command takes
+	// them (flag, else configuration, else the defaults).
+	pol := budget.Policy{Window: window}
 	switch {
 	case r.bf.reserve.set:
-		t.Reserve = r.bf.reserve.v
+		pol.Reserve = noReserveIfZero(r.bf.reserve.v)
 	case r.cfg.Reserve != nil:
-		t.Reserve = *r.cfg.Reserve
+		pol.Reserve = noReserveIfZero(*r.cfg.Reserve)
 	}
 	switch {
 	case r.bf.margin.set:
-		t.Margin = noMarginIfZero(r.bf.margin.v)
+		pol.Margin = noMarginIfZero(r.bf.margin.v)
 	case r.cfg.Margin != nil:
-		t.Margin = noMarginIfZero(*r.cfg.Margin)
+		pol.Margin = noMarginIfZero(*r.cfg.Margin)
 	}
+	l, err := pol.Limits(m, budget.Overflow{})
+	if err != nil {
+		return proxy.Target{}, err
+	}
+	t := proxy.Target{Counter: c, Window: l.Window, Reserve: l.Reserve, Margin: l.Margin}
 	return t, nil
 }

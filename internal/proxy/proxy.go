@@ -75,9 +75,9 @@ type Options struct {
 	Logf func(format string, args ...any)
 }
 
-// DefaultResolve resolves a model with the built-in model table: its
-// counter and window (or window when positive), no reserve beyond what the
-// request states, and the default margin.
+// DefaultResolve resolves a model with the built-in model table and
+// budget's policy (budget.Policy): its counter, its window (or window when
+// positive), budget.DefaultReserve for the output and the default margin.
 func DefaultResolve(model string, window int) (Target, error) {
 	return ResolveWith(budget.DefaultTable(), model, window)
 }
@@ -92,10 +92,11 @@ func ResolveWith(t *budget.Table, model string, window int) (Target, error) {
 	if err != nil {
 		return Target{}, err
 	}
-	if window <= 0 {
-		window = m.Window
+	l, err := budget.Policy{Window: window}.Limits(m, budget.Overflow{})
+	if err != nil {
+		return Target{}, err
 	}
-	return Target{Counter: c, Window: window}, nil
+	return Target{Counter: c, Window: l.Window, Reserve: l.Reserve, Margin: l.Margin}, nil
 }
 
 // Proxy is the in-flight fitter, an http.Handler. It is safe for
