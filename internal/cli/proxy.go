@@ -207,7 +207,8 @@ func serveProxy(ctx context.Context, e *env, po *proxyOptions, ready chan<- stri
 	if ready != nil {
 		ready <- addr
 	}
-	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second}
+	// No read or write timeout: a model's answer may stream for minutes.
+	srv := &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, IdleTimeout: 5 * time.Minute}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

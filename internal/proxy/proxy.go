@@ -609,7 +609,7 @@ func (p *Proxy) writeError(w http.ResponseWriter, ex *exchange, status int, code
 // logLine writes the request's one log line: no content, no header value.
 func (p *Proxy) logLine(ex *exchange) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %s", ex.method, ex.path)
+	fmt.Fprintf(&b, "%s %s", ex.method, safe(ex.path))
 	if ex.model != "" {
 		fmt.Fprintf(&b, " model=%s", safe(ex.model))
 		if ex.sent != "" && ex.sent != ex.model {
@@ -645,10 +645,11 @@ func (p *Proxy) logLine(ex *exchange) {
 	p.logf("%s", b.String())
 }
 
-// safe keeps a client-supplied name printable and short in a log line.
+// safe keeps a client-supplied name or path printable, on one line and
+// short in a log line.
 func safe(s string) string {
-	if len(s) > 80 {
-		s = s[:80] + "…"
+	if len(s) > 120 {
+		s = s[:120] + "…"
 	}
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == ' ' {

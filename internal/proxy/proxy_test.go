@@ -282,6 +282,19 @@ func TestForwardedAsIs(t *testing.T) {
 	}
 }
 
+// A path cannot inject lines into the log.
+func TestLogPathSafe(t *testing.T) {
+	r := newRig(t, newStub(nil), Options{})
+	resp, err := r.front.Client().Get(r.front.URL + "/v1/x%0Afake%20line")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if logs := r.log.String(); strings.Contains(logs, "\n") || !strings.Contains(logs, "/v1/x_fake_line") {
+		t.Errorf("log: %q", logs)
+	}
+}
+
 func TestHealthz(t *testing.T) {
 	r := newRig(t, newStub(nil), Options{})
 	resp, err := r.front.Client().Get(r.front.URL + "/healthz")
