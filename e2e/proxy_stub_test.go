@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -127,6 +128,12 @@ type anthropicStub struct {
 func (s *anthropicStub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rec := stubRecord{N: s.n.Add(1), Path: r.URL.Path, BodyBytes: len(body)}
+	if dir := os.Getenv(stubDumpEnv); dir != "" {
+		rec.Dump = filepath.Join(dir, fmt.Sprintf("messages-%d.json", rec.N))
+		if err := os.WriteFile(rec.Dump, body, 0o644); err != nil {
+			rec.Dump = ""
+		}
+	}
 	defer func() {
 		b, _ := json.Marshal(rec)
 		fmt.Fprintf(s.log, "%s\n", b)

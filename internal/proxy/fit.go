@@ -214,11 +214,20 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 	}
 	opts := ft.hopts
 	opts.Logf = nil
-	step := stepFor(ft.step, limit)
-	target := StableLimit(res.before, limit, step)
-	pr, err := history.Prune(conv, target, c, &opts)
-	if err != nil && target < limit && errors.Is(err, history.ErrNoFit) {
-		pr, err = history.Prune(conv, limit, c, &opts)
+	// Prune in the exact counter's units: an estimate counter scales a
+	// whole request once (history.Tokens), so a request within
+	// ⌊limit/factor⌋ exact tokens is within limit estimated ones.
+	exact, factor := exactOf(c)
+	scale := func(n int) int { return int(float64(n) / factor) }
+	lim, step := scale(limit), scale(stepFor(ft.step, limit))
+	before := res.before
+	if exact != c {
+		before = history.Tokens(conv, exact)
+	}
+	target := StableLimit(before, lim, step)
+	pr, err := history.Prune(conv, target, exact, &opts)
+	if err != nil && target < lim && errors.Is(err, history.ErrNoFit) {
+		pr, err = history.Prune(conv, lim, exact, &opts)
 	}
 	if err == nil && step > 0 && pr.DroppedTurns > 0 {
 		// Turns had to be dropped: every earlier step ran to its end, so
@@ -226,9 +235,9 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 		// to a step of its own, the same turns are dropped (and the same
 		// notice written) while the history grows, although the masking
 		// of outputs that age into it frees more each turn.
-		if pre := beforeStep(pr, history.StepDrop); pre > limit {
-			if t2 := StableLimit(pre, limit, step); t2 != target {
-				if pr2, err2 := history.Prune(conv, t2, c, &opts); err2 == nil {
+		if pre := beforeStep(pr, history.StepDrop); pre > lim {
+			if t2 := StableLimit(pre, lim, step); t2 != target {
+				if pr2, err2 := history.Prune(conv, t2, exact, &opts); err2 == nil {
 					pr = pr2
 				}
 			}
@@ -238,17 +247,32 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 		res.note = "cannot fit: " + shortError(err)
 		return res
 	}
+	after := history.Tokens(pr.Conversation, c)
+	if after > limit {
+		res.note = fmt.Sprintf("cannot fit: pruned to %d tokens, over the limit of %d", after, limit)
+		return res
+	}
 	var out bytes.Buffer
 	if err := pr.Conversation.Encode(&out); err != nil {
 		res.note = "cannot encode the pruned request: " + err.Error()
 		return res
 	}
-	res.body, res.changed, res.after = out.Bytes(), pr.Changed(), pr.After
+	res.body, res.changed, res.after = out.Bytes(), pr.Changed(), after
 	res.steps = describeSteps(pr)
 	if ft.sticky != nil && res.changed {
 		ft.sticky.store(model, limit, hs[len(hs)-1], pr.Conversation.Items())
 	}
 	return res
+}
+
+// exactOf returns the exact counter under c and c's factor over it: c and
+// 1 for an exact counter, the encoding's counter and the family's factor
+// for an estimate one (budget.Scaled).
+func exactOf(c budget.Counter) (budget.Counter, float64) {
+	const probe = 1 << 20
+	exact := c
+	n := budget.Total(c, func(e budget.Counter) int { exact = e; return probe })
+	return exact, float64(n) / probe
 }
 
 // beforeStep is the request's size before the step named name, 0 when
