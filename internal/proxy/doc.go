@@ -35,14 +35,19 @@
 //
 //	limit = min(window − max(reserve, stated output) − margin, Options.Budget)
 //
-// with budget.Limits doing the arithmetic; a window stated by an earlier
+// with budget.Policy and budget.Limits doing the arithmetic (DefaultResolve
+// reserves budget.DefaultReserve; the CLI passes -reserve, -margin and the
+// configuration through the same policy); a window stated by an earlier
 // overflow error from the same upstream for the same model replaces the
 // resolved one. The request is parsed with history (the route gives the
 // format) and counted as history counts a request (budget's accounting).
 // A request that fits is forwarded byte for byte, unchanged. One that does
 // not is pruned by history.Prune under its validity rules (tool calls
 // paired, reasoning untouched, system and latest user turn kept) and
-// forwarded re-encoded, with only the changed items rewritten. When even
+// forwarded re-encoded, with only the changed items rewritten. Under an
+// estimate counter (Claude: o200k_base × the family's factor) Prune runs
+// in the exact counter's units, to ⌊limit/factor⌋, because history.Tokens
+// scales a whole request once; the result is recounted with the estimate. When even
 // history's pinned minimum does not fit, the request goes upstream
 // unchanged: the provider's answer is the truth the client acts on.
 //
