@@ -177,14 +177,19 @@ type fitter struct {
 // afresh, in steps.
 func (ft fitter) fit(model string, body []byte, conv *history.Conversation, parseErr error, c budget.Counter, limit int) fitResult {
 	res := fitResult{body: body}
-	if limit == 0 {
+	switch {
+	case limit == 0:
+		return res
+	case limit < 0:
+		// Nothing can fit: the provider's answer is the truth.
+		res.note = "the window leaves no room for input"
 		return res
 	}
 	if conv == nil {
 		// Not a conversation: the raw text bounds its count from above.
 		res.before = c.Count(string(body))
 		res.after = res.before
-		if limit > 0 && res.before <= limit {
+		if res.before <= limit {
 			return res
 		}
 		res.reject = parseErr
@@ -192,10 +197,6 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 	}
 	res.before = history.Tokens(conv, c)
 	res.after = res.before
-	if limit < 0 {
-		res.note = "the window leaves no room for input"
-		return res
-	}
 	if res.before <= limit {
 		return res
 	}
