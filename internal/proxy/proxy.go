@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/ctxtrim/ctxtrim/budget"
@@ -25,6 +26,10 @@ import (
 // providers' own (Anthropic's Messages API takes 32 MB), so that the proxy
 // refuses nothing a provider would take.
 const DefaultMaxBody = 32 << 20
+
+// maxCached bounds the resolved targets and learned windows kept, which
+// are keyed by model names that clients send.
+const maxCached = 1024
 
 // maxErrorBody bounds what the proxy reads of an upstream error body to
 // classify it; the rest is passed on unread.
@@ -110,7 +115,8 @@ type Proxy struct {
 	logf     func(format string, args ...any)
 	o200k    budget.Counter
 
-	targets sync.Map // targetKey → targetEntry
+	targets  sync.Map // targetKey → targetEntry
+	ntargets atomic.Int64
 	mu      sync.Mutex
 	learned map[string]int // lower-case model → window stated by an overflow error
 
@@ -352,7 +358,12 @@ func (p *Proxy) target(model string, window int) (Target, error) {
 	if err == nil && t.Counter == nil {
 		err = fmt.Errorf("model %s: no counter", model)
 	}
-	p.targets.Store(k, targetEntry{t, err})
+	// Model names come from clients: the cache is bounded.
+	if p.ntargets.Load() < maxCached {
+		if _, loaded := p.targets.LoadOrStore(k, targetEntry{t, err}); !loaded {
+			p.ntargets.Add(1)
+		}
+	}
 	return t, err
 }
 
@@ -500,7 +511,7 @@ func (p *Proxy) refit(ex *exchange, ov budget.Overflow) (fitResult, bool) {
 	if ov.Window > 0 {
 		p.mu.Lock()
 		k := strings.ToLower(ex.sent)
-		if w, ok := p.learned[k]; !ok || ov.Window < w {
+		if w, ok := p.learned[k]; (!ok && len(p.learned) < maxCached) || (ok && ov.Window < w) {
 			p.learned[k] = ov.Window
 		}
 		p.mu.Unlock()
