@@ -47,7 +47,9 @@ func FuzzProxy(f *testing.F) {
 	rec := &recorder{}
 	c, _ := budget.NewEncodingCounter(budget.O200kBase)
 	p, err := New(&Options{Upstream: "http://upstream.invalid", Transport: rec, MaxBody: 1 << 20,
-		Resolve: func(string, int) (Target, error) { return Target{Counter: c, Window: limit, Margin: budget.NoMargin}, nil }})
+		Resolve: func(string, int) (Target, error) {
+			return Target{Counter: c, Window: limit, Margin: budget.NoMargin}, nil
+		}})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -117,8 +117,8 @@ type Proxy struct {
 
 	targets  sync.Map // targetKey → targetEntry
 	ntargets atomic.Int64
-	mu      sync.Mutex
-	learned map[string]int // lower-case model → window stated by an overflow error
+	mu       sync.Mutex
+	learned  map[string]int // lower-case model → window stated by an overflow error
 
 	// Test hooks: the jitter source and the wait.
 	rand  func() float64
