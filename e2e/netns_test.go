@@ -60,7 +60,11 @@ func netnsHelper(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	srv := &http.Server{Handler: &stubServer{window: window, counter: c, log: logf}}
+	h, err := stubHandler(window, c, logf)
+	if err != nil {
+		return fail(err)
+	}
+	srv := &http.Server{Handler: h}
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 

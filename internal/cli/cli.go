@@ -15,6 +15,7 @@
 //	ctxtrim count [flags] [FILE...]    count tokens, like wc
 //	ctxtrim models [MODEL]             list the model table
 //	ctxtrim fit [flags] < text         trim text to a budget
+//	ctxtrim proxy -upstream URL        fit every request of a running agent, in flight
 //
 // Run "ctxtrim help COMMAND" or "ctxtrim COMMAND -h" for the flags of each
 // command.
@@ -69,6 +70,7 @@ func commandTable() []command {
 		{"history", "prune a conversation (Chat, Responses, Anthropic, Codex rollout) to a budget", runHistory},
 		{"index", "index a repository and summarize files, languages, symbols, skips", runIndex},
 		{"models", "list the model table: windows, max output, encodings", runModels},
+		{"proxy", "serve an HTTP proxy that fits every request of an agent to its model", runProxy},
 		{"select", "select repository context for a task, within a token budget (the default)", runSelect},
 		{"split", "cut an oversized task into requests that each fit the budget", runSplit},
 	}

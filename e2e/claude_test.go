@@ -1,0 +1,184 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+)
+
+// claudeVersion pins the Claude Code CLI the tests run (npm
+// @anthropic-ai/claude-code). Its package asks for Node.js 22, but the CLI
+// is the native binary of @anthropic-ai/claude-code-linux-x64, which npm
+// installs beside it as an optional dependency and which runs whatever the
+// Node.js version.
+const claudeVersion = "2.1.328"
+
+var (
+	claudeOnce sync.Once
+	claudePath string
+	claudeSkip string
+)
+
+// needClaude installs @anthropic-ai/claude-code@claudeVersion with npm into
+// the run's scratch directory and returns the claude executable; it skips
+// when npm is missing, the install fails, or the CLI does not start.
+func needClaude(t *testing.T) string {
+	t.Helper()
+	claudeOnce.Do(func() {
+		if _, err := exec.LookPath("npm"); err != nil {
+			claudeSkip = "npm is not installed: cannot install @anthropic-ai/claude-code"
+			return
+		}
+		prefix := filepath.Join(scratch, "npm-claude")
+		cache := filepath.Join(os.TempDir(), "ctxtrim-e2e-npm-cache")
+		r := runCmd(t, 10*time.Minute, "", nil, "", "npm", "install", "--no-audit", "--no-fund", "--no-save",
+			"--prefix", prefix, "--cache", cache, "@anthropic-ai/claude-code@"+claudeVersion)
+		if r.code != 0 {
+			claudeSkip = fmt.Sprintf("npm install @anthropic-ai/claude-code@%s failed: %s", claudeVersion, r)
+			return
+		}
+		t.Logf("npm install @anthropic-ai/claude-code@%s: %v", claudeVersion, r.elapsed.Round(time.Second))
+		claudePath = filepath.Join(prefix, "node_modules", ".bin", "claude")
+		if v := runCmd(t, time.Minute, "", []string{"HOME=" + t.TempDir()}, "", claudePath, "--version"); v.code != 0 || !strings.Contains(v.stdout, claudeVersion) {
+			claudeSkip = fmt.Sprintf("claude --version does not run here: %s", v)
+		}
+	})
+	if claudeSkip != "" {
+		t.Skip(claudeSkip)
+	}
+	return claudePath
+}
+
+var claudeSessionRE = regexp.MustCompile(`"session_id":"([0-9a-f-]{36})"`)
+
+// TestClaudeProxySession runs a real three-turn Claude Code session
+// ("claude -p", then "claude -p --continue" twice) against the Anthropic
+// stub, whose 120k window the history outgrows on the second turn. Claude
+// Code sends a fixed prompt of about 26k tokens (by ctxtrim's claude
+// estimate, which the stub counts with) and max_tokens 32000; each turn
+// pastes a log of about 50k. Straight to the stub the second turn fails
+// ("prompt is too long"); through ctxtrim proxy, which reads the window
+// from that error, re-fits (keeping max_tokens free) and retries, every
+// turn succeeds, and Claude Code's transcript on disk keeps the whole
+// history.
+func TestClaudeProxySession(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test; skipped with -short")
+	}
+	t.Parallel()
+	ns := needNetns(t)
+	claude := needClaude(t)
+	ctxtrim := ctxtrimBinary(t)
+	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "proxy", "-h"); r.code != 0 {
+		t.Skipf("ctxtrim proxy has not landed: %s", r)
+	}
+	counter, err := budget.NewEncodingCounter(budget.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const window, model = 120000, "claude-sonnet-4-5"
+	m, err := budget.Lookup(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logTokens := int(50000 / m.Factor) // o200k tokens of 50k estimated Claude tokens
+	q := shellQuote
+	dir := t.TempDir()
+	in1, in2 := filepath.Join(dir, "turn1.txt"), filepath.Join(dir, "turn2.txt")
+	writeFiles(t, "/", map[string]string{
+		in1: "Why are requests slow in this log? Answer in one line.\n" + serverLog(counter, 1, logTokens),
+		in2: "And in this one? Answer in one line.\n" + serverLog(counter, 2, logTokens),
+	})
+
+	session := func(t *testing.T, direct bool) (home string, results []result, recs [][]stubRecord, proxyLog string) {
+		home = t.TempDir()
+		base := "http://" + proxyAddr
+		if direct {
+			base = "http://" + stubAddr
+		}
+		env := []string{"HOME=" + home, "ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + proxyKey,
+			"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "NO_COLOR=1"}
+		runner := &codexRunner{ns: ns, work: t.TempDir(), env: env, window: window, logDir: t.TempDir()}
+		logPath := filepath.Join(t.TempDir(), "proxy.log")
+		wrap := func(cmd string) string {
+			if direct {
+				return cmd
+			}
+			return withProxy(ctxtrim, logPath, nil, cmd)
+		}
+		cl := q(claude) + " -p --model " + model + " --output-format json"
+		for i, cmd := range []string{cl + " <" + q(in1), cl + " --continue <" + q(in2), cl + " --continue 'Thanks. Which worker is slowest?' </dev/null"} {
+			r, rs := runner.run(t, wrap(cmd))
+			results, recs = append(results, r), append(recs, rs)
+			if r.code != 0 || (i == 0 && !claudeSessionRE.MatchString(r.stdout)) {
+				break
+			}
+		}
+		b, _ := os.ReadFile(logPath)
+		return home, results, recs, string(b)
+	}
+
+	t.Run("without the proxy", func(t *testing.T) {
+		_, results, recs, _ := session(t, true)
+		if results[0].code != 0 || len(results) < 2 {
+			t.Fatalf("want the first turn to succeed: %s\nrequests: %s", results[0], summarize(recs[0]))
+		}
+		// Claude Code recovers from "prompt is too long" by compacting:
+		// more requests, its context replaced by a summary.
+		rs := recs[1]
+		for _, r := range rs {
+			t.Logf("  %d: %d tokens, %d messages, last user text %.60q", r.Status, r.Tokens, len(r.Items), r.LastUserText)
+		}
+		if len(rs) < 2 || rs[0].Status != 400 || len(rs[len(rs)-1].Items) >= len(rs[0].Items) {
+			t.Fatalf("want the stub to refuse the second turn and Claude Code to answer it only after compacting: %s", summarize(rs))
+		}
+	})
+
+	t.Run("through the proxy", func(t *testing.T) {
+		home, results, recs, plog := session(t, false)
+		t.Logf("proxy log:\n%s", plog)
+		if len(results) != 3 {
+			t.Fatalf("want three turns, got %d: %s\nrequests: %s", len(results), results[len(results)-1], summarize(recs[len(recs)-1]))
+		}
+		for i, r := range results {
+			if r.code != 0 || !strings.Contains(r.stdout, "STUB-OK") {
+				t.Fatalf("turn %d failed: %s\nrequests: %s", i+1, r, summarize(recs[i]))
+			}
+			// One request from Claude Code: at most the refused attempt and
+			// the proxy's re-fitted retry of it, with the same messages.
+			rs := recs[i]
+			if last := rs[len(rs)-1]; last.Status != 200 || len(rs) > 2 || len(last.Items) != len(rs[0].Items) {
+				t.Errorf("turn %d: want one request of Claude Code's, answered whole (no compaction): %s", i+1, summarize(rs))
+			}
+		}
+		if !strings.Contains(plog, "overflow (window 120000)") || !strings.Contains(plog, "model="+model) {
+			t.Errorf("the proxy log does not show the re-fit to the stated window")
+		}
+		for _, secret := range []string{proxyKey, "worker-1 request", "Why are requests slow"} {
+			if strings.Contains(plog, secret) {
+				t.Errorf("the proxy log carries %q (content or a credential)", secret)
+			}
+		}
+		// Claude Code's transcript keeps the whole history, unpruned.
+		m := claudeSessionRE.FindStringSubmatch(results[0].stdout)
+		matches, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", m[1]+".jsonl"))
+		if len(matches) != 1 {
+			t.Fatalf("no transcript for session %s under %s", m[1], home)
+		}
+		tr, err := os.ReadFile(matches[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(tr), "[ctxtrim") || !strings.Contains(string(tr), "END OF LOG 1") || !strings.Contains(string(tr), "END OF LOG 2") {
+			t.Errorf("the transcript is not Claude Code's whole history: it must hold both logs and no ctxtrim placeholder")
+		}
+	})
+}

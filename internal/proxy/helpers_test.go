@@ -1,0 +1,223 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/history"
+)
+
+// words returns about n tokens of varied text, seeded so that outputs
+// differ from each other.
+func words(seed, n int) string {
+	vocab := []string{"retry", "request", "body", "attempt", "drops", "backoff", "client", "timeout", "payload", "resend", "worker", "latency"}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(vocab[(seed*7+i*i+i)%len(vocab)])
+		if i%13 == 12 {
+			b.WriteString(".\n")
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// agent describes a tool-loop conversation: a system prompt, one task,
+// then steps of (call, output of outTokens tokens).
+type agent struct {
+	format    history.Format
+	model     string
+	steps     int
+	outTokens int
+	stream    bool
+	secret    string // text put in the task, which must never reach a log
+}
+
+// body renders the conversation as a request body of its format.
+func (a agent) body() []byte {
+	task := "Fix the retry bug. " + a.secret
+	var msgs []any
+	switch a.format {
+	case history.FormatChat:
+		msgs = append(msgs, map[string]any{"role": "system", "content": "You are a coding agent."},
+			map[string]any{"role": "user", "content": task})
+		for i := 0; i < a.steps; i++ {
+			id := fmt.Sprintf("call_%d", i)
+			msgs = append(msgs,
+				map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function",
+					"function": map[string]any{"name": "shell", "arguments": fmt.Sprintf(`{"cmd":"cat file%d.go"}`, i)}}}},
+				map[string]any{"role": "tool", "tool_call_id": id, "content": words(i, a.outTokens)})
+		}
+		return mustJSON(map[string]any{"model": a.model, "stream": a.stream, "messages": msgs})
+	case history.FormatAnthropic:
+		msgs = append(msgs, map[string]any{"role": "user", "content": task})
+		for i := 0; i < a.steps; i++ {
+			id := fmt.Sprintf("toolu_%d", i)
+			msgs = append(msgs,
+				map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "bash",
+					"input": map[string]any{"command": fmt.Sprintf("cat file%d.go", i)}}}},
+				map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": words(i, a.outTokens)}}})
+		}
+		return mustJSON(map[string]any{"model": a.model, "max_tokens": 1024, "stream": a.stream, "system": "You are a coding agent.", "messages": msgs})
+	default:
+		msgs = append(msgs, map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": task}}})
+		for i := 0; i < a.steps; i++ {
+			id := fmt.Sprintf("call_%d", i)
+			msgs = append(msgs,
+				map[string]any{"type": "function_call", "call_id": id, "name": "shell", "arguments": fmt.Sprintf(`{"cmd":"cat file%d.go"}`, i)},
+				map[string]any{"type": "function_call_output", "call_id": id, "output": words(i, a.outTokens)})
+		}
+		return mustJSON(map[string]any{"model": a.model, "stream": a.stream, "instructions": "You are a coding agent.", "input": msgs})
+	}
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func pathOf(f history.Format) string {
+	switch f {
+	case history.FormatChat:
+		return "/v1/chat/completions"
+	case history.FormatAnthropic:
+		return "/v1/messages"
+	}
+	return "/v1/responses"
+}
+
+// tokensOf counts a body as the stub does (unscaled).
+func tokensOf(t testing.TB, f history.Format, body []byte) int {
+	t.Helper()
+	conv, err := history.ParseFormat(bytes.NewReader(body), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := budget.NewEncodingCounter(budget.O200kBase)
+	return history.Tokens(conv, c)
+}
+
+// logBuf collects log lines, safe for concurrent use.
+type logBuf struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logBuf) logf(format string, args ...any) {
+	l.mu.Lock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+	l.mu.Unlock()
+}
+
+func (l *logBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.lines, "\n")
+}
+
+// rig is a stub upstream and a proxy in front of it, both on loopback.
+type rig struct {
+	stub     *stub
+	upstream *httptest.Server
+	proxy    *Proxy
+	front    *httptest.Server
+	log      *logBuf
+	waits    []string // the proxy's backoff waits, as "model:duration"
+	mu       sync.Mutex
+}
+
+// fixedResolve resolves every model to o200k_base with the given windows
+// (the proxy's idea of them), no reserve and no margin.
+func fixedResolve(windows map[string]int) func(string, int) (Target, error) {
+	c, _ := budget.NewEncodingCounter(budget.O200kBase)
+	return func(model string, window int) (Target, error) {
+		w, ok := windows[model]
+		if window > 0 {
+			w, ok = window, true
+		}
+		if !ok {
+			return Target{}, fmt.Errorf("%w %q", budget.ErrUnknownModel, model)
+		}
+		return Target{Counter: c, Window: w, Margin: budget.NoMargin}, nil
+	}
+}
+
+func newRig(t testing.TB, s *stub, opts Options) *rig {
+	t.Helper()
+	r := &rig{stub: s, log: &logBuf{}}
+	r.upstream = httptest.NewServer(s)
+	opts.Upstream = r.upstream.URL
+	if opts.Logf == nil {
+		opts.Logf = r.log.logf
+	}
+	p, err := New(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.rand = func() float64 { return 0.5 }
+	p.sleep = func(ctx context.Context, d time.Duration) error {
+		r.mu.Lock()
+		r.waits = append(r.waits, d.String())
+		r.mu.Unlock()
+		return ctx.Err()
+	}
+	r.proxy = p
+	r.front = httptest.NewServer(p)
+	t.Cleanup(func() {
+		r.front.Close()
+		r.upstream.Close()
+	})
+	return r
+}
+
+// post sends body to the proxy and returns the status, headers and the
+// whole answer.
+func (r *rig) post(t testing.TB, path string, body []byte, hdr map[string]string) (int, http.Header, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, r.front.URL+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := r.front.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read answer: %v", err)
+	}
+	return resp.StatusCode, resp.Header, b
+}
+
+// sseEvents parses an event stream into its data lines.
+func sseEvents(b []byte) []string {
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -1,0 +1,339 @@
+package proxy
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/history"
+)
+
+var formats = []history.Format{history.FormatResponses, history.FormatChat, history.FormatAnthropic}
+
+// A request that fits goes upstream byte for byte, with the client's
+// headers, and its answer comes back as the upstream sent it.
+func TestFitsUnchanged(t *testing.T) {
+	for _, f := range formats {
+		for _, stream := range []bool{false, true} {
+			t.Run(string(f)+map[bool]string{true: "/stream", false: ""}[stream], func(t *testing.T) {
+				s := newStub(map[string]int{"m": 100000})
+				r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 100000})})
+				body := agent{format: f, model: "m", steps: 3, outTokens: 200, stream: stream, secret: "SECRET-TASK-TEXT"}.body()
+				// Odd formatting that a re-encoder would change.
+				body = append([]byte("  "), body...)
+				st, hdr, ans := r.post(t, pathOf(f), body, map[string]string{"Authorization": "Bearer sk-SECRET-KEY", "X-Api-Key": "SECRET-KEY-2"})
+				if st != 200 {
+					t.Fatalf("status %d: %s", st, ans)
+				}
+				recs := s.recs()
+				if len(recs) != 1 || recs[0].Hash != bodyHash(body) {
+					t.Fatalf("the upstream did not get the body unchanged: %+v", recs)
+				}
+				if recs[0].Auth != "Bearer sk-SECRET-KEYSECRET-KEY-2" {
+					t.Errorf("credentials not forwarded: %q", recs[0].Auth)
+				}
+				if stream {
+					ev := sseEvents(ans)
+					if len(ev) != 6 || hdr.Get("Content-Type") != "text/event-stream" {
+						t.Errorf("want 6 events as text/event-stream, got %d (%s)", len(ev), hdr.Get("Content-Type"))
+					}
+				} else if !bytes.Contains(ans, []byte(recs[0].Hash)) {
+					t.Errorf("answer not passed through: %s", ans)
+				}
+				logs := r.log.String()
+				for _, secret := range []string{"SECRET"} {
+					if strings.Contains(logs, secret) {
+						t.Errorf("the log carries content or a credential: %s", logs)
+					}
+				}
+				if !regexp.MustCompile(`POST /v1/\S+ model=m tokens=\d+ limit=\d+ status=200 latency=`).MatchString(logs) {
+					t.Errorf("log line: %s", logs)
+				}
+			})
+		}
+	}
+}
+
+// A request over the window is pruned by history, stays valid, and fits.
+func TestPrunedWhenOver(t *testing.T) {
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			const window = 3000
+			s := newStub(map[string]int{"m": window})
+			r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": window})})
+			body := agent{format: f, model: "m", steps: 12, outTokens: 400, secret: "SECRET-TASK-TEXT"}.body()
+			if n := tokensOf(t, f, body); n <= window {
+				t.Fatalf("the request (%d tokens) must be over the window", n)
+			}
+			st, _, ans := r.post(t, pathOf(f), body, nil)
+			if st != 200 {
+				t.Fatalf("status %d: %s", st, ans)
+			}
+			recs := s.recs()
+			if len(recs) != 1 || recs[0].Status != 200 || recs[0].Tokens > window {
+				t.Fatalf("want one accepted request within %d tokens, got %+v", window, recs)
+			}
+			if logs := r.log.String(); !strings.Contains(logs, `pruned="mask `) || strings.Contains(logs, "SECRET") {
+				t.Errorf("log line: %s", logs)
+			}
+		})
+	}
+}
+
+// A request stated to need more output room is fitted to what is left.
+func TestStatedOutputReserved(t *testing.T) {
+	const window = 6000
+	s := newStub(nil)
+	r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": window})})
+	body := agent{format: history.FormatAnthropic, model: "m", steps: 12, outTokens: 400}.body() // max_tokens 1024
+	r.post(t, "/v1/messages", body, nil)
+	if recs := s.recs(); len(recs) != 1 || recs[0].Tokens > window-1024 {
+		t.Fatalf("want a request within window − max_tokens = %d, got %+v", window-1024, recs)
+	}
+}
+
+// The provider's overflow error makes the proxy re-fit to the window it
+// states and retry once; the window is then remembered.
+func TestOverflowRetry(t *testing.T) {
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			const real = 3000
+			s := newStub(map[string]int{"m": real})
+			r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 200000})})
+			body := agent{format: f, model: "m", steps: 12, outTokens: 400}.body()
+			st, _, ans := r.post(t, pathOf(f), body, nil)
+			if st != 200 {
+				t.Fatalf("status %d: %s\nlog: %s", st, ans, r.log)
+			}
+			recs := s.recs()
+			if len(recs) != 2 || recs[0].Status != 400 || recs[1].Status != 200 || recs[1].Tokens > real {
+				t.Fatalf("want a refused request then one within %d tokens: %+v", real, recs)
+			}
+			if !strings.Contains(r.log.String(), "attempts=2") {
+				t.Errorf("log: %s", r.log)
+			}
+			// The next request is fitted before it is sent.
+			r.post(t, pathOf(f), body, nil)
+			if recs := s.recs(); len(recs) != 3 || recs[2].Status != 200 {
+				t.Fatalf("want the learned window to fit the next request at once: %+v", recs)
+			}
+		})
+	}
+}
+
+// A provider that counts far more than the proxy: the retry is made once,
+// then its error reaches the client as the provider wrote it.
+func TestOverflowRetryOnce(t *testing.T) {
+	s := newStub(map[string]int{"m": 3000})
+	s.extra = 2500 // a fixed cost the proxy cannot see: the re-fitted request is refused too
+	r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 200000})})
+	body := agent{format: history.FormatResponses, model: "m", steps: 30, outTokens: 400}.body()
+	st, _, ans := r.post(t, "/v1/responses", body, nil)
+	recs := s.recs()
+	if st != 400 || len(recs) != 2 {
+		t.Fatalf("want the provider's 400 after exactly two attempts: status %d, %d attempts", st, len(recs))
+	}
+	var e struct {
+		Error struct{ Code, Message string }
+	}
+	if json.Unmarshal(ans, &e) != nil || e.Error.Code != "context_length_exceeded" {
+		t.Errorf("want the provider's error body, got %s", ans)
+	}
+}
+
+// Capacity answers go to the backup with its window, after a backoff that
+// honours Retry-After; without a fallback they pass through untouched.
+func TestFallback(t *testing.T) {
+	const backupWindow = 3000
+	s := newStub(map[string]int{"primary": 100000, "backup": backupWindow})
+	s.capacity["primary"] = http.StatusServiceUnavailable
+	s.retryAfter = "2"
+	windows := map[string]int{"primary": 100000, "backup": backupWindow}
+	body := agent{format: history.FormatResponses, model: "primary", steps: 12, outTokens: 400, stream: true}.body()
+
+	t.Run("with fallback", func(t *testing.T) {
+		r := newRig(t, s, Options{Resolve: fixedResolve(windows), Fallback: map[string][]string{"primary": {"backup"}}})
+		st, _, ans := r.post(t, "/v1/responses", body, nil)
+		if st != 200 {
+			t.Fatalf("status %d: %s", st, ans)
+		}
+		recs := s.recs()
+		if len(recs) != 2 || recs[0].Model != "primary" || recs[1].Model != "backup" || recs[1].Status != 200 || recs[1].Tokens > backupWindow {
+			t.Fatalf("want primary refused, then backup within %d tokens: %+v", backupWindow, recs)
+		}
+		// The backoff for a different model does not wait for the
+		// primary's Retry-After: half of 250 ms with the test's jitter.
+		if len(r.waits) != 1 || r.waits[0] != "125ms" {
+			t.Errorf("waits %v, want [125ms]", r.waits)
+		}
+		if logs := r.log.String(); !strings.Contains(logs, "model=primary→backup") || !strings.Contains(logs, "attempts=2") {
+			t.Errorf("log: %s", logs)
+		}
+	})
+	t.Run("without fallback", func(t *testing.T) {
+		s.records = nil
+		r := newRig(t, s, Options{Resolve: fixedResolve(windows)})
+		st, hdr, ans := r.post(t, "/v1/responses", body, nil)
+		if st != 503 || hdr.Get("Retry-After") != "2" || !bytes.Contains(ans, []byte("Selected model is at capacity")) {
+			t.Fatalf("want the 503 passed through with its headers: %d %v %s", st, hdr, ans)
+		}
+		if len(s.recs()) != 1 {
+			t.Errorf("want one attempt, got %d", len(s.recs()))
+		}
+	})
+	t.Run("all at capacity", func(t *testing.T) {
+		s.records = nil
+		s.capacity["backup"] = StatusOverloaded
+		defer delete(s.capacity, "backup")
+		r := newRig(t, s, Options{Resolve: fixedResolve(windows), Fallback: map[string][]string{"primary": {"backup"}}})
+		st, _, _ := r.post(t, "/v1/responses", body, nil)
+		recs := s.recs()
+		if st != StatusOverloaded || len(recs) != DefaultAttempts {
+			t.Fatalf("want %d attempts then the last answer (529), got %d after %d", DefaultAttempts, st, len(recs))
+		}
+		// primary, backup, primary (after its 2 s Retry-After), backup.
+		want := []string{"primary", "backup", "primary", "backup"}
+		for i, rec := range recs {
+			if rec.Model != want[i] {
+				t.Errorf("attempt %d went to %s, want %s", i+1, rec.Model, want[i])
+			}
+		}
+		if d, _ := time.ParseDuration(r.waits[min(1, len(r.waits)-1)]); len(r.waits) != 3 || d < 1900*time.Millisecond || d > 2*time.Second {
+			t.Errorf("waits %v: want the primary's Retry-After (2s) before its second attempt", r.waits)
+		}
+	})
+}
+
+// Errors that are neither overflow nor capacity pass through untouched.
+func TestErrorPassThrough(t *testing.T) {
+	s := newStub(map[string]int{"m": 100000})
+	r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 100000}), Fallback: map[string][]string{"m": {"n"}}})
+	st, hdr, ans := r.post(t, "/v1/responses", agent{format: history.FormatResponses, model: "m", steps: 1}.body(), map[string]string{"X-Stub-Fault": "500"})
+	if st != 500 || hdr.Get("X-Stub-Detail") != "kept" || string(ans) != `{"error":{"message":"internal error","type":"server_error"}}` {
+		t.Fatalf("want the 500 as sent: %d %v %s", st, hdr, ans)
+	}
+	if len(s.recs()) != 1 {
+		t.Errorf("a 500 must not be retried")
+	}
+}
+
+func TestMaxBody(t *testing.T) {
+	s := newStub(nil)
+	r := newRig(t, s, Options{MaxBody: 1000})
+	st, _, ans := r.post(t, "/v1/chat/completions", agent{format: history.FormatChat, model: "m", steps: 5, outTokens: 100}.body(), nil)
+	if st != http.StatusRequestEntityTooLarge || !bytes.Contains(ans, []byte("1000-byte limit")) {
+		t.Fatalf("want 413 naming the limit: %d %s", st, ans)
+	}
+	if len(s.recs()) != 0 {
+		t.Errorf("an oversized body must not go upstream")
+	}
+}
+
+// Malformed bodies go upstream unchanged when they may fit, and get a 400
+// from the proxy when they needed pruning.
+func TestMalformed(t *testing.T) {
+	s := newStub(nil)
+	r := newRig(t, s, Options{Budget: 50})
+	small := []byte(`{"model": "m", "messages": [ {"role": "user", "content": "hi"}, ]}`)
+	st, _, ans := r.post(t, "/v1/chat/completions", small, nil)
+	if recs := s.recs(); st != 400 || len(recs) != 1 || recs[0].Hash != bodyHash(small) {
+		t.Fatalf("want the malformed body forwarded unchanged and the provider's 400: %d %s %+v", st, ans, recs)
+	}
+	big := []byte(`{"model": "m", "messages": [{"role": "user", "content": "` + strings.ReplaceAll(words(1, 200), "\n", " ") + `"}, ]}`)
+	st, hdr, ans := r.post(t, "/v1/chat/completions", big, nil)
+	if st != 400 || hdr.Get("X-Ctxtrim-Proxy-Error") == "" || !bytes.Contains(ans, []byte("cannot be parsed")) || !bytes.Contains(ans, []byte("line 1, column")) {
+		t.Fatalf("want the proxy's 400 saying what could not be parsed: %d %s", st, ans)
+	}
+	if len(s.recs()) != 1 {
+		t.Errorf("a body that needed pruning and could not be parsed went upstream")
+	}
+	// Valid JSON that is not a conversation.
+	odd := []byte(`{"model":"m","messages":"` + strings.ReplaceAll(words(2, 200), "\n", " ") + `"}`)
+	if st, _, ans := r.post(t, "/v1/chat/completions", odd, nil); st != 400 || !bytes.Contains(ans, []byte("ctxtrim proxy")) {
+		t.Fatalf("want the proxy's 400: %d %s", st, ans)
+	}
+}
+
+// Unknown routes and models are forwarded as they are.
+func TestForwardedAsIs(t *testing.T) {
+	s := newStub(nil)
+	r := newRig(t, s, Options{})
+	resp, err := r.front.Client().Get(r.front.URL + "/v1/models?x=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 || resp.Header.Get("X-Stub-Route") != "none" {
+		t.Errorf("GET /v1/models: want the stub's 404, got %d", resp.StatusCode)
+	}
+	body := agent{format: history.FormatAnthropic, model: "no-such-model", steps: 40, outTokens: 400}.body()
+	st, _, _ := r.post(t, "/v1/messages", body, nil)
+	if recs := s.recs(); st != 200 || len(recs) != 2 || recs[1].Hash != bodyHash(body) {
+		t.Errorf("an unknown model's request must go unchanged: %d %+v", st, recs)
+	}
+	if !strings.Contains(r.log.String(), `note="not fitted: unknown model`) {
+		t.Errorf("log: %s", r.log)
+	}
+}
+
+// A path cannot inject lines into the log.
+func TestLogPathSafe(t *testing.T) {
+	r := newRig(t, newStub(nil), Options{})
+	resp, err := r.front.Client().Get(r.front.URL + "/v1/x%0Afake%20line")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if logs := r.log.String(); strings.Contains(logs, "\n") || !strings.Contains(logs, "/v1/x_fake_line") {
+		t.Errorf("log: %q", logs)
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	r := newRig(t, newStub(nil), Options{})
+	resp, err := r.front.Client().Get(r.front.URL + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != "ok\n" || len(r.stub.recs()) != 0 {
+		t.Errorf("healthz: %d %q", resp.StatusCode, b)
+	}
+}
+
+// Dry run: what would be pruned is logged, the request goes unchanged.
+func TestDryRun(t *testing.T) {
+	s := newStub(nil)
+	r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 3000}), DryRun: true})
+	body := agent{format: history.FormatChat, model: "m", steps: 12, outTokens: 400}.body()
+	r.post(t, "/v1/chat/completions", body, nil)
+	if recs := s.recs(); len(recs) != 1 || recs[0].Hash != bodyHash(body) {
+		t.Fatalf("dry run changed the request")
+	}
+	if !strings.Contains(r.log.String(), "dry run: would prune mask") {
+		t.Errorf("log: %s", r.log)
+	}
+}
+
+// DefaultResolve uses the model table; -budget-like caps apply whatever
+// the model.
+func TestDefaultResolveAndBudget(t *testing.T) {
+	s := newStub(nil)
+	r := newRig(t, s, Options{Budget: 2000})
+	body := agent{format: history.FormatAnthropic, model: "claude-sonnet-4-5", steps: 12, outTokens: 400}.body()
+	st, _, _ := r.post(t, "/v1/messages", body, nil)
+	m, _ := budget.Lookup("claude-sonnet-4-5")
+	if recs := s.recs(); st != 200 || len(recs) != 1 || float64(recs[0].Tokens)*m.Factor > 2000 {
+		t.Fatalf("want one request within the budget of 2000 (claude count): %+v", recs)
+	}
+	if !strings.Contains(r.log.String(), "limit=2000") {
+		t.Errorf("log: %s", r.log)
+	}
+}
