@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -541,7 +540,7 @@ func TestMergeHeapMatchesScan(t *testing.T) {
 				b.WriteByte(a[rng.IntN(len(a))])
 			}
 			s := b.String()
-			if got, want := tab.mergeCountHeap(s), tab.mergeCountScan(s); got != want {
+			if got, want := mergeCountHeap(tab, s), mergeCountScan(tab, s); got != want {
 				t.Errorf("%s: mergeCountHeap(%q) = %d, mergeCountScan = %d", enc, s, got, want)
 			}
 		}
@@ -575,52 +574,6 @@ func TestNewEncodingCounterUnknown(t *testing.T) {
 	_, err := NewEncodingCounter("p50k_base")
 	if err == nil || !strings.Contains(err.Error(), "o200k_base") {
 		t.Fatalf("NewEncodingCounter(p50k_base) error = %v, want one listing the known encodings", err)
-	}
-}
-
-func TestParseRankTableErrors(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"empty", "", "no ranks"},
-		{"no space", "IQ==0\n", "bad base64 key"},
-		{"rank order", "IQ== 1\n", "rank 1, want 0"},
-		{"bad base64", "I*= 0\n", "bad base64 key"},
-		{"missing bytes", "IQ== 0\nIg== 1\n", "has no rank"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, procs := range []int{1, 2} {
-				_, err := parseRankTable([]byte(tc.in), procs)
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("parseRankTable(%q, %d) error = %v, want it to contain %q", tc.in, procs, err, tc.want)
-				}
-			}
-		})
-	}
-}
-
-// TestBase64Keys checks the lookup's base64 encoders against encoding/base64.
-func TestBase64Keys(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 2000 {
-		b := make([]byte, rng.IntN(20))
-		for i := range b {
-			b[i] = byte(rng.IntN(256))
-		}
-		want := base64.StdEncoding.EncodeToString(b)
-		if got := string(base64Encode(nil, string(b))); got != want {
-			t.Fatalf("base64Encode(%q) = %q, want %q", b, got, want)
-		}
-		if len(b) <= shortToken {
-			var w uint64
-			for i := len(want) - 1; i >= 0; i-- {
-				w = w<<8 | uint64(want[i])
-			}
-			if got := base64Word(string(b)); got != w {
-				t.Fatalf("base64Word(%q) = %#x, want %#x (%q)", b, got, w, want)
-			}
-		}
 	}
 }
 
