@@ -153,9 +153,13 @@ func (b *builder) probe(names []*placedPattern) []string {
 	for w := range workers {
 		wg.Go(func() {
 			for _, d := range dirs[w*len(dirs)/workers : (w+1)*len(dirs)/workers] {
+				prefix := d + "/"
+				if d == "" {
+					prefix = ""
+				}
 				for _, p := range names {
-					rel := path.Join(d, p.name)
-					if b.entries[rel] == nil && p.match(rel) && probeFile(b.root, rel) {
+					rel := prefix + p.name
+					if b.entries[rel] == nil && (p.anyDir || p.match(rel)) && probeFile(b.root, rel) {
 						found[w] = append(found[w], rel)
 					}
 				}
@@ -302,6 +306,7 @@ type placedPattern struct {
 	path    string // literalPath: the path
 	base    string // underDir: the directory ("" for anywhere)
 	name    string // nameInDirs: the name
+	anyDir  bool   // nameInDirs: the pattern is "**/" and the name: it matches the name in every directory
 }
 
 // placePattern classifies p (a valid doublestar pattern).
@@ -327,6 +332,7 @@ func placePattern(p string) placedPattern {
 		pp.kind, pp.base = underDir, unescapePattern(strings.Join(lit, "/"))
 	case !hasMeta(segs[len(segs)-1]):
 		pp.kind, pp.name = nameInDirs, unescapePattern(segs[len(segs)-1])
+		pp.anyDir = len(segs) == 2 && segs[0] == "**"
 	}
 	return pp
 }
