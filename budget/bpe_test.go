@@ -598,3 +598,30 @@ func TestPiecesRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeMemo checks that the memo returns mergeCount's answers, first
+// and repeated, and stays within memoMax pieces.
+func TestMergeMemo(t *testing.T) {
+	tab, err := tables[O200kBase]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mm mergeMemo
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 3 * memoMax {
+		var b strings.Builder
+		for range 2 + rng.IntN(30) {
+			b.WriteString([]string{"a", "b", "中", "文", "ж", " "}[rng.IntN(6)])
+		}
+		s := b.String()
+		if i%3 == 2 {
+			s = "repeated 中文 piece"
+		}
+		if got, want := mm.count(tab, s), mergeCount(tab, s); got != want {
+			t.Fatalf("memo count(%q) = %d, mergeCount = %d", s, got, want)
+		}
+	}
+	if len(mm.m) > memoMax {
+		t.Errorf("memo holds %d pieces, more than %d", len(mm.m), memoMax)
+	}
+}
