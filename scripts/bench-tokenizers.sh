@@ -213,8 +213,11 @@ echo "ratios of wall medians: reference/fast $(ratio "${median[$r]}" "${median[$
 echo "ratios of CPU medians:  reference/fast $(ratio "${cpumedian[$r]}" "${cpumedian[$f]}")x, wasm/fast $(ratio "${cpumedian[$w]}" "${cpumedian[$f]}")x"
 if [ -n "$ctxtrim" ]; then
 	h="hello-world Go binary (floor)"
-	echo "goal, ctxtrim count of $(wc -c <"$short") bytes − hello-world (wall medians): $(awk -v a="${median[ctxtrim count]}" -v b="${median[$h]}" 'BEGIN { printf "%.1f", a - b }') ms (goal ≤ 5)"
-	echo "goal, ctxtrim count of 100 KB / npm tiktoken (wall medians): $(awk -v a="${median[ctxtrim count, 100 KB]}" -v b="${median[$w]}" 'BEGIN { printf "%.3f", a / b }') (goal ≤ 0.03)"
+	# Wall time is the goal; CPU time is shown too, being less sensitive
+	# to the load of a shared machine.
+	c="ctxtrim count" c100="ctxtrim count, 100 KB"
+	echo "goal, ctxtrim count of $(wc -c <"$short") bytes − hello-world: $(awk -v a="${median[$c]}" -v b="${median[$h]}" 'BEGIN { printf "%.1f", a - b }') ms wall, $(awk -v a="${cpumedian[$c]}" -v b="${cpumedian[$h]}" 'BEGIN { printf "%.0f", a - b }') ms CPU (medians; goal ≤ 5 ms wall)"
+	echo "goal, ctxtrim count of 100 KB / npm tiktoken: $(awk -v a="${median[$c100]}" -v b="${median[$w]}" 'BEGIN { printf "%.3f", a / b }') wall, $(awk -v a="${cpumedian[$c100]}" -v b="${cpumedian[$w]}" 'BEGIN { printf "%.3f", a / b }') CPU (medians; goal ≤ 0.03 wall)"
 fi
 
 echo
