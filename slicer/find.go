@@ -95,7 +95,11 @@ func FindFiles(ctx context.Context, opts *IndexOptions, patterns []string) (*Fil
 			f.consider(ps[i].path)
 		}
 	}
-	for _, rel := range b.probe(names) {
+	found, err := b.probe(names)
+	if err != nil {
+		return nil, err
+	}
+	for _, rel := range found {
 		f.consider(rel)
 	}
 	if err := ctx.Err(); err != nil {
@@ -136,11 +140,16 @@ func FindFiles(ctx context.Context, opts *IndexOptions, patterns []string) (*Fil
 // directories) at the name of a nameInDirs pattern in the root or a
 // directory holding tracked files, sorted. These are thousands of lstat
 // calls on a large repository (moby: 2,255 directories × 3 names), made
-// on GOMAXPROCS goroutines over index-addressed slices.
-func (b *builder) probe(names []*placedPattern) []string {
+// on GOMAXPROCS goroutines over index-addressed slices (see prober).
+func (b *builder) probe(names []*placedPattern) ([]string, error) {
 	if len(names) == 0 {
-		return nil
+		return nil, nil
 	}
+	pr, err := newProber(b.root)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", b.root, err)
+	}
+	defer pr.close()
 	dirs := make([]string, 0, len(b.trackedDir)+1)
 	dirs = append(dirs, "")
 	for d := range b.trackedDir {
@@ -159,7 +168,7 @@ func (b *builder) probe(names []*placedPattern) []string {
 				}
 				for _, p := range names {
 					rel := prefix + p.name
-					if b.entries[rel] == nil && (p.anyDir || p.match(rel)) && probeFile(b.root, rel) {
+					if b.entries[rel] == nil && (p.anyDir || p.match(rel)) && pr.exists(rel) {
 						found[w] = append(found[w], rel)
 					}
 				}
@@ -171,7 +180,7 @@ func (b *builder) probe(names []*placedPattern) []string {
 	for _, f := range found {
 		out = append(out, f...)
 	}
-	return out
+	return out, nil
 }
 
 // finder holds the state of one FindFiles call.

@@ -7,10 +7,16 @@ import (
 	"path/filepath"
 )
 
-// probeFile reports whether there is an entry other than a directory at
-// rel (a slash path relative to root), without following a final symbolic
-// link.
-func probeFile(root, rel string) bool {
-	fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+// prober reports whether there is an entry other than a directory at a
+// slash path relative to the work tree root, without following a final
+// symbolic link.
+type prober struct{ root string }
+
+func newProber(root string) (*prober, error) { return &prober{root}, nil }
+
+func (p *prober) exists(rel string) bool {
+	fi, err := os.Lstat(filepath.Join(p.root, filepath.FromSlash(rel)))
 	return err == nil && !fi.IsDir()
 }
+
+func (p *prober) close() {}
