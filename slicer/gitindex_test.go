@@ -215,6 +215,9 @@ func TestDecodeIndexMatchesGoGit(t *testing.T) {
 	for name, data := range testIndexes(t) {
 		t.Run(name, func(t *testing.T) {
 			want, err := goGitDecode(data)
+			if err != nil && name == "this checkout" {
+				t.Skipf("go-git cannot read this checkout's index (a split or sparse index?): %v", err)
+			}
 			if err != nil {
 				t.Fatalf("go-git: %v", err)
 			}
