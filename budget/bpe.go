@@ -8,14 +8,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
+
+	"github.com/ctxtrim/ctxtrim/budget/internal/ranktable"
 )
 
 // Fast exact token counting
 //
 // NewEncodingCounter counts exactly what tiktoken's encode_ordinary (as
 // implemented by the reference, github.com/pkoukk/tiktoken-go) returns, an
-// order of magnitude faster, and starts in about 10 ms of CPU (building the
-// rank table) where the reference takes a few hundred:
+// order of magnitude faster, and starts with nothing to build (the
+// reference takes a few hundred milliseconds to build its maps):
 //
 //  1. Invalid UTF-8 is first replaced byte by byte with U+FFFD, as the
 //     reference's []rune conversion does.
@@ -32,14 +34,16 @@ import (
 //  4. Texts of parallelMin bytes or more are cut at boundaries that provably
 //     leave every piece unchanged (safeSplit) and counted concurrently.
 //
-// The rank table is built from the embedded .tiktoken file on first use, in
-// one pass that decodes nothing (the table is keyed by the tokens' base64
-// text) and runs on up to GOMAXPROCS cores; it is shared by all counters of
-// the encoding (see tables). Exactness is tested by a differential fuzz
-// test against the reference, golden counts recorded from it, and a sample
-// of the Go sources; scripts/check-tokenizer-corpus.sh checks the whole
-// $GOROOT/src and non-English text, and scripts/bench-tokenizers.sh measures
-// start-up and throughput against tiktoken-go and npm tiktoken (WASM).
+// The rank tables are laid out at build time (go generate; package
+// internal/ranktable) and read in place from the executable, so a fresh
+// process counts its first token after reading a 64-byte header; they are
+// shared by all counters of an encoding (see tables). Exactness is tested
+// by a differential fuzz test against the reference, golden counts
+// recorded from it, a check of every token of the tables against the
+// reference's ranks, and a sample of the Go sources;
+// scripts/check-tokenizer-corpus.sh checks the whole $GOROOT/src and
+// non-English text, and scripts/bench-tokenizers.sh measures start-up and
+// throughput against tiktoken-go and npm tiktoken (WASM).
 
 // bpeCounter is the fast exact Counter: the regexp-free pre-tokenizer of
 // pretok.go, one rank lookup per piece, and byte-pair merges only for the
@@ -47,7 +51,7 @@ import (
 // tiktoken-go's EncodeOrdinary returns (checked by FuzzCountMatchesReference
 // and the corpus tests). It is immutable and safe for concurrent use.
 type bpeCounter struct {
-	t    *rankTable
+	t    *ranktable.Table
 	next func(s string, i int) int // end of the piece starting at i
 }
 
@@ -93,14 +97,14 @@ func (c *bpeCounter) Count(text string) int {
 // countSerial counts valid UTF-8 text on the calling goroutine.
 //
 // Looking pieces up is bound by memory latency: the table is larger than a
-// core's cache and a lookup reads a random slot, then the token's word.
+// core's cache and a lookup reads a random slot.
 // Pieces are therefore looked up in batches (countBatch), each step a loop
 // of independent loads over the batch, so that the CPU overlaps the cache
 // misses of different pieces instead of waiting for them one at a time.
 func (c *bpeCounter) countSerial(s string) int {
 	var (
-		batch   [lookupBatch]string
-		scratch lookupScratch
+		batch [lookupBatch]string
+		memo  mergeMemo
 	)
 	n := 0
 	i := 0
@@ -116,7 +120,7 @@ func (c *bpeCounter) countSerial(s string) int {
 			}
 			i = e
 		}
-		n += c.t.countBatch(batch[:k], &scratch)
+		n += countBatch(c.t, batch[:k], &memo)
 	}
 	return n
 }
@@ -126,84 +130,92 @@ func (c *bpeCounter) countSerial(s string) int {
 // cache.
 const lookupBatch = 32
 
-// lookupScratch holds the keys of a batch's long pieces.
-type lookupScratch [lookupBatch * maxKey]byte
-
 // countBatch returns the number of tokens of pieces (each longer than one
-// byte): 1 for a piece that is a token, its merge count otherwise. It
-// first hashes every piece and reads its home slot, then the word or key
-// span of every piece whose home slot has its tag, and only then compares
-// and, where the home slot did not settle it, probes on: each step is a
-// loop of independent loads.
-func (t *rankTable) countBatch(pieces []string, scratch *lookupScratch) int {
+// byte): 1 for a piece that is a token, its merge count (through memo)
+// otherwise. It
+// first computes every piece's key and reads its home slot, then only
+// compares: each step is a loop of independent loads. A short piece (see
+// ranktable.ShortMax) whose home slot holds its key is a token, one whose
+// home slot is empty is not; a long piece's match is confirmed by its
+// bytes, and the rest probe on.
+func countBatch(t *ranktable.Table, pieces []string, memo *mergeMemo) int {
 	var (
-		hashes [lookupBatch]uint64
-		words  [lookupBatch]uint64 // base64 word of a short piece
-		keys   [lookupBatch][]byte // base64 key of a long piece
-		homes  [lookupBatch]uint64 // the value in its home slot
-		spans  [lookupBatch]uint64 // the span of the home slot's token
-		state  [lookupBatch]uint8
+		keys  [lookupBatch]uint64
+		homes [lookupBatch]uint64
+		slots [lookupBatch]uint64 // the key in the home slot
+		state [lookupBatch]uint8
 	)
 	const (
 		unknown = iota
 		token
 		notToken
 	)
-	used := 0
+	maxLen := t.MaxLen()
 	for k, p := range pieces {
 		switch {
 		case len(p) == 2:
-			if t.pair[uint32(p[0])<<8|uint32(p[1])] != 0 {
+			if _, ok := t.Pair(p[0], p[1]); ok {
 				state[k] = token
 			} else {
 				state[k] = notToken
 			}
 			continue
-		case len(p) <= shortToken:
-			words[k] = base64Word(p)
-			hashes[k] = hashWord(words[k])
-		case len(p) > t.maxLen:
+		case len(p) > maxLen:
 			state[k] = notToken
 			continue
-		default:
-			keys[k] = base64Encode(scratch[used:used], p)
-			used += len(keys[k])
-			hashes[k] = hashKey(keys[k])
 		}
-		homes[k] = t.slots[t.home(hashes[k])]
-	}
-	for k := range pieces {
-		v := homes[k]
-		switch {
-		case state[k] != unknown:
-		case v == 0:
-			state[k] = notToken // an empty home slot ends the probe
-		case v>>32 != hashes[k]>>32:
-		case keys[k] == nil:
-			if t.words[uint32(v)-1] == words[k] {
-				state[k] = token
-			}
-		default:
-			spans[k] = t.spans[uint32(v)-1]
-		}
+		keys[k], homes[k] = t.Key(p)
+		slots[k] = t.Slot(homes[k])
 	}
 	n := 0
 	for k, p := range pieces {
-		switch state[k] {
-		case token:
+		switch {
+		case state[k] == token:
 			n++
-			continue
-		case notToken:
-			n += t.mergeCount(p)
-			continue
+		case state[k] == notToken || slots[k] == 0: // an empty home slot ends the probe
+			n += memo.count(t, p)
+		case slots[k] == keys[k] && ranktable.Short(keys[k]):
+			n++
+		default:
+			var ok bool
+			if slots[k] == keys[k] {
+				_, ok = t.FindAt(p, keys[k], homes[k])
+			} else {
+				_, ok = t.Find(p, keys[k], homes[k])
+			}
+			if ok {
+				n++
+			} else {
+				n += memo.count(t, p)
+			}
 		}
-		if sp := spans[k]; sp != 0 && string(t.raw[sp>>32:uint32(sp)]) == string(keys[k]) {
-			n++
-		} else if _, ok := t.find(hashes[k], words[k], keys[k]); ok {
-			n++
-		} else {
-			n += t.mergeCount(p)
-		}
+	}
+	return n
+}
+
+// mergeMemo remembers the merge counts of the pieces of one text that are
+// not tokens: words recur, and a merge costs dozens of lookups where the
+// memo costs one map access (on the non-English half of
+// scripts/bench-tokenizers.sh's prompt a third of the merged bytes are
+// repeats, and counting it takes 13% less CPU). It is local to one
+// countSerial call, holds at most memoMax pieces (substrings of the text,
+// not copies), and its zero value is empty.
+type mergeMemo struct{ m map[string]int }
+
+// memoMax bounds a mergeMemo: past it, pieces are merged unremembered.
+const memoMax = 1 << 12
+
+// count returns mergeCount(t, piece), remembered.
+func (mm *mergeMemo) count(t *ranktable.Table, piece string) int {
+	if n, ok := mm.m[piece]; ok {
+		return n
+	}
+	n := mergeCount(t, piece)
+	if mm.m == nil {
+		mm.m = make(map[string]int, 64)
+	}
+	if len(mm.m) < memoMax {
+		mm.m[piece] = n
 	}
 	return n
 }
@@ -302,16 +314,16 @@ func (c *bpeCounter) countParallel(s string, procs, chunk int) int {
 // mergeCount returns the number of tokens byte-pair encoding gives piece:
 // repeatedly merge the adjacent pair whose concatenation has the lowest rank
 // (the leftmost on ties) until no adjacent pair is a token.
-func (t *rankTable) mergeCount(piece string) int {
+func mergeCount(t *ranktable.Table, piece string) int {
 	if len(piece) > heapMergeMin {
-		return t.mergeCountHeap(piece)
+		return mergeCountHeap(t, piece)
 	}
-	return t.mergeCountScan(piece)
+	return mergeCountScan(t, piece)
 }
 
 // mergeCountScan is mergeCount by scanning all pairs for the lowest rank at
 // each step, as tiktoken does: quadratic, but fastest for short pieces.
-func (t *rankTable) mergeCountScan(piece string) int {
+func mergeCountScan(t *ranktable.Table, piece string) int {
 	type part struct {
 		start int
 		rank  int
@@ -327,7 +339,7 @@ func (t *rankTable) mergeCountScan(piece string) int {
 	// for the current parts, or MaxInt when that is not a token.
 	rankOf := func(i, skip int) int {
 		if i+skip+2 < len(parts) {
-			if r, ok := t.rank(piece[parts[i].start:parts[i+skip+2].start]); ok {
+			if r, ok := t.Rank(piece[parts[i].start:parts[i+skip+2].start]); ok {
 				return r
 			}
 		}
@@ -368,7 +380,7 @@ const heapMergeMin = 64
 // the lowest-ranked, leftmost pair, as the quadratic scan would. Entries
 // made stale by a merge are skipped by comparing their rank with the part's
 // current one (a rank determines the token, hence the pair, at a start).
-func (t *rankTable) mergeCountHeap(piece string) int {
+func mergeCountHeap(t *ranktable.Table, piece string) int {
 	n := len(piece)
 	// Part i starts at byte i; next[i]/prev[i] link the live parts, and
 	// rank[i] is the rank of the token spanning part i and its successor.
@@ -387,13 +399,13 @@ func (t *rankTable) mergeCountHeap(piece string) int {
 		if j >= int32(n) {
 			return -1
 		}
-		if r, ok := t.rank(piece[i:next[j]]); ok {
+		if r, ok := t.Rank(piece[i:next[j]]); ok {
 			return int32(r)
 		}
 		return -1
 	}
 	for i := int32(0); i+1 < int32(n); i++ {
-		if r, ok := t.rank(piece[i : i+2]); ok {
+		if r, ok := t.Rank(piece[i : i+2]); ok {
 			rank[i] = int32(r)
 			h = append(h, mergeEntry{int32(r), i})
 		}

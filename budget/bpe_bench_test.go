@@ -11,8 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/pkoukk/tiktoken-go-loader/assets"
 )
 
 // TestMain doubles as the fresh-process probe of scripts/bench-tokenizers.sh.
@@ -164,26 +162,5 @@ func BenchmarkCountParallel(b *testing.B) {
 				c.c.Count(text)
 			}
 		})
-	}
-}
-
-// BenchmarkLoadTable measures building a rank table from the embedded
-// assets, the start-up cost a fresh process pays once per encoding.
-func BenchmarkLoadTable(b *testing.B) {
-	for _, enc := range testEncodings {
-		for _, procs := range []int{1, 2} {
-			b.Run(fmt.Sprintf("%s/procs=%d", enc, procs), func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					raw, err := assets.Assets.ReadFile(enc + ".tiktoken")
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := parseRankTable(raw, procs); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/base64"
 	"flag"
 	"fmt"
 	"io"
@@ -541,7 +540,7 @@ func TestMergeHeapMatchesScan(t *testing.T) {
 				b.WriteByte(a[rng.IntN(len(a))])
 			}
 			s := b.String()
-			if got, want := tab.mergeCountHeap(s), tab.mergeCountScan(s); got != want {
+			if got, want := mergeCountHeap(tab, s), mergeCountScan(tab, s); got != want {
 				t.Errorf("%s: mergeCountHeap(%q) = %d, mergeCountScan = %d", enc, s, got, want)
 			}
 		}
@@ -578,52 +577,6 @@ func TestNewEncodingCounterUnknown(t *testing.T) {
 	}
 }
 
-func TestParseRankTableErrors(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"empty", "", "no ranks"},
-		{"no space", "IQ==0\n", "bad base64 key"},
-		{"rank order", "IQ== 1\n", "rank 1, want 0"},
-		{"bad base64", "I*= 0\n", "bad base64 key"},
-		{"missing bytes", "IQ== 0\nIg== 1\n", "has no rank"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			for _, procs := range []int{1, 2} {
-				_, err := parseRankTable([]byte(tc.in), procs)
-				if err == nil || !strings.Contains(err.Error(), tc.want) {
-					t.Errorf("parseRankTable(%q, %d) error = %v, want it to contain %q", tc.in, procs, err, tc.want)
-				}
-			}
-		})
-	}
-}
-
-// TestBase64Keys checks the lookup's base64 encoders against encoding/base64.
-func TestBase64Keys(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 2000 {
-		b := make([]byte, rng.IntN(20))
-		for i := range b {
-			b[i] = byte(rng.IntN(256))
-		}
-		want := base64.StdEncoding.EncodeToString(b)
-		if got := string(base64Encode(nil, string(b))); got != want {
-			t.Fatalf("base64Encode(%q) = %q, want %q", b, got, want)
-		}
-		if len(b) <= shortToken {
-			var w uint64
-			for i := len(want) - 1; i >= 0; i-- {
-				w = w<<8 | uint64(want[i])
-			}
-			if got := base64Word(string(b)); got != w {
-				t.Fatalf("base64Word(%q) = %#x, want %#x (%q)", b, got, w, want)
-			}
-		}
-	}
-}
-
 // TestPiecesRandom compares the pieces with regexp2's on random strings
 // over an alphabet that exercises every class of the split patterns: upper,
 // lower, title-case, modifier and other letters, marks, digits, kinds of
@@ -643,5 +596,32 @@ func TestPiecesRandom(t *testing.T) {
 				t.Fatalf("%s pieces of %q (-regexp2 +fast):\n%s", enc, s, diff)
 			}
 		}
+	}
+}
+
+// TestMergeMemo checks that the memo returns mergeCount's answers, first
+// and repeated, and stays within memoMax pieces.
+func TestMergeMemo(t *testing.T) {
+	tab, err := tables[O200kBase]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mm mergeMemo
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i := range 3 * memoMax {
+		var b strings.Builder
+		for range 2 + rng.IntN(30) {
+			b.WriteString([]string{"a", "b", "中", "文", "ж", " "}[rng.IntN(6)])
+		}
+		s := b.String()
+		if i%3 == 2 {
+			s = "repeated 中文 piece"
+		}
+		if got, want := mm.count(tab, s), mergeCount(tab, s); got != want {
+			t.Fatalf("memo count(%q) = %d, mergeCount = %d", s, got, want)
+		}
+	}
+	if len(mm.m) > memoMax {
+		t.Errorf("memo holds %d pieces, more than %d", len(mm.m), memoMax)
 	}
 }

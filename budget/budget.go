@@ -63,7 +63,7 @@ func isKnownEncoding(name string) bool {
 // The counter is the fast path of bpe.go: a regexp-free pre-tokenizer,
 // one rank lookup per piece, and parallel counting of long texts. It counts
 // exactly what NewReferenceCounter counts. The encoding's rank table is
-// built on first use (a few milliseconds) and shared by all counters.
+// read in place from the executable: there is nothing to build.
 func NewEncodingCounter(encoding string) (Counter, error) {
 	c, err := newBPECounter(encoding)
 	if err != nil {

@@ -3,9 +3,10 @@
 // Limits, Overflow) every other ctxtrim package is written in.
 //
 // It is pure: no flags, no printing, no logging, no package-level mutable
-// state (the rank tables and the built-in model table are built once and
-// never modified). Every exported function is safe for concurrent use, and
-// so are the Counters it returns; Table and Plan are immutable values.
+// state (the rank tables are read-only data embedded in the executable and
+// the built-in model table is built once and never modified). Every
+// exported function is safe for concurrent use, and so are the Counters it
+// returns; Table and Plan are immutable values.
 //
 // Every count that decides whether something fits is made on the final
 // text with the real Counter; sums of parts are only used to choose what to
@@ -25,10 +26,10 @@
 //  2. pretok.go splits the text into the pieces of the encoding's split
 //     pattern without a regexp engine, reproducing the reference's
 //     leftmost-alternative backtracking alternative by alternative.
-//  3. Each piece is looked up once in the rank table (bpe_table.go, built
-//     from the embedded .tiktoken file on first use, keyed by the tokens'
-//     base64 text so that building decodes nothing); most pieces are
-//     tokens. Only the others are byte-pair merged, with tiktoken's
+//  3. Each piece is looked up once in the rank table (bpe_table.go: a
+//     hash table laid out at build time by go generate and read in place
+//     from the executable, so nothing is built at start-up); most pieces
+//     are tokens. Only the others are byte-pair merged, with tiktoken's
 //     quadratic scan for short pieces and a heap for long ones.
 //  4. Long texts are cut at boundaries that provably leave every piece
 //     unchanged and counted concurrently.

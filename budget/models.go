@@ -1,7 +1,6 @@
 package budget
 
 import (
-	_ "embed"
 	"errors"
 	"fmt"
 	"math"
@@ -21,11 +20,13 @@ import (
 // errors.Is.
 var ErrUnknownModel = errors.New("unknown model")
 
-// modelsTOML is the built-in model table. It is data: extend it by editing
-// models.toml, or override it at run time with Table.With.
+// The built-in model table is models.toml. It is data: extend it by editing
+// models.toml and running go generate, or override it at run time with
+// Table.With. go generate writes it as Go (models_table.go, builtinSpec) so
+// that a process builds the table from constants instead of parsing TOML
+// on every start; TestBuiltinTableUpToDate checks that the two agree.
 //
-//go:embed models.toml
-var modelsTOML []byte
+//go:generate go run ./internal/genmodels models.toml models_table.go
 
 // Model is one row of the model table.
 type Model struct {
@@ -101,12 +102,15 @@ const (
 )
 
 var defaultTable = sync.OnceValues(func() (*Table, error) {
-	var spec TableSpec
-	if _, err := toml.Decode(string(modelsTOML), &spec); err != nil {
+	t, err := (&Table{}).With(builtinSpec())
+	if err != nil {
 		return nil, fmt.Errorf("models.toml: %w", err)
 	}
-	return (&Table{}).With(spec)
+	return t, nil
 })
+
+// ptr returns a pointer to v: builtinSpec's optional fields.
+func ptr[T any](v T) *T { return &v }
 
 // DefaultTable returns the built-in model table (models.toml). The table is
 // parsed once and never modified; With returns modified copies.

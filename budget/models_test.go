@@ -136,8 +136,6 @@ func TestLookupUnknown(t *testing.T) {
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func TestTableWith(t *testing.T) {
 	base := DefaultTable()
 	tab, err := base.With(TableSpec{

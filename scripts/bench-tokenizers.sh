@@ -8,10 +8,16 @@
 #              CLI builds and accepts --encoding
 #   reference  github.com/pkoukk/tiktoken-go (offline ranks), same probe
 #   wasm       npm `tiktoken` (the Rust tiktoken compiled to WASM) in node
+#   floors     a hello-world Go binary and `node -e ""`: the cost of
+#              starting a process at all
 #
-# Part 1, start-up: a fresh process loads the tokenizer and counts a ~100 KB
-# prompt (Go sources and non-English text); wall time of the whole process,
-# RUNS runs after one warm-up, min and median, and ratios of the medians.
+# Part 1, start-up: a fresh process loads the tokenizer and counts a 3-byte
+# text, then a ~100 KB prompt (Go sources and non-English text); wall time
+# of the whole process, RUNS runs after one warm-up, min and median, and the
+# issue's two goals from the medians: `ctxtrim count` of 3 bytes within 5 ms
+# of hello-world, and of 100 KB in at most 0.03 of npm tiktoken's time.
+# With BASE=<git revision>, that revision's ctxtrim is built too and timed
+# beside this one.
 # Part 2, single-thread throughput: counting time alone (tokenizer loaded),
 # best of REPS, in MB/s of wall time and per CPU second (less sensitive to
 # other load on the machine), on the same files, with GOMAXPROCS=1 for Go;
@@ -20,8 +26,8 @@
 #
 # Usage: scripts/bench-tokenizers.sh
 # Environment: ENC (o200k_base), RUNS (15), REPS (5), PROMPT (a file to use
-# as the prompt), TIKTOKEN_DIR (where npm installs tiktoken; default
-# ~/.cache/ctxtrim-bench/npm).
+# as the prompt), BASE (a git revision to compare with), TIKTOKEN_DIR
+# (where npm installs tiktoken; default ~/.cache/ctxtrim-bench/npm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -64,14 +70,40 @@ fi
 filelist=$(IFS=:; echo "${files[*]}")
 total=$(cat "${files[@]}" | wc -c)
 
-# The Go probe and the CLI.
+short=$tmp/short.txt
+printf 'hi\n' >"$short"
+
+# The Go probe, the CLI (and BASE's), and hello-world.
 echo "building..." >&2
 go test -c -o "$tmp/budget.test" ./budget
+# build_cli DIR OUT: builds the CLI of the module in DIR; true if it counts
+# with --encoding.
+build_cli() {
+	(cd "$1" && go build -o "$2" .) 2>/dev/null && "$2" count --encoding "$ENC" "$prompt" >/dev/null 2>&1
+}
 ctxtrim=""
-if go build -o "$tmp/ctxtrim" . 2>/dev/null &&
-	"$tmp/ctxtrim" count --encoding "$ENC" "$prompt" >/dev/null 2>&1; then
+if build_cli . "$tmp/ctxtrim"; then
 	ctxtrim="$tmp/ctxtrim"
 fi
+base=""
+if [ -n "${BASE:-}" ]; then
+	mkdir -p "$tmp/base"
+	git archive "$BASE" | tar -x -C "$tmp/base"
+	if build_cli "$tmp/base" "$tmp/ctxtrim-base"; then
+		base="$tmp/ctxtrim-base"
+	else
+		echo "BASE $BASE: its ctxtrim does not build or count" >&2
+	fi
+fi
+mkdir -p "$tmp/hello"
+cat >"$tmp/hello/main.go" <<'GO'
+package main
+
+import "fmt"
+
+func main() { fmt.Println("hello") }
+GO
+(cd "$tmp/hello" && GOFLAGS=-mod=mod GO111MODULE=on go mod init hello >/dev/null 2>&1 && go build -o "$tmp/hello-world" .)
 
 # npm tiktoken (WASM).
 if [ ! -d "$TIKTOKEN_DIR/node_modules/tiktoken" ]; then
@@ -151,21 +183,42 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 
 echo "machine: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3); node $(node --version); tiktoken $(node -p "require('$TIKTOKEN_DIR/node_modules/tiktoken/package.json').version")"
 echo
-echo "== fresh process: load $ENC and count $(wc -c <"$prompt") bytes ($RUNS runs after a warm-up) =="
+echo "== fresh process: load $ENC and count ($RUNS runs after a warm-up) =="
 printf '%-34s %8s %9s %9s %9s %9s\n' "tool" "tokens" "wall min" "median" "CPU min" "median"
 echo "(milliseconds; CPU = user+system time of the process)"
-probe() { BUDGET_COUNT_PROBE=$1 BUDGET_COUNT_ENCODING=$ENC BUDGET_COUNT_FILES=$prompt "$tmp/budget.test"; }
-time_runs "go process, no tokenizer (floor)" probe noop
-time_runs "fast (budget probe)" probe fast
+probe() { BUDGET_COUNT_PROBE=$1 BUDGET_COUNT_ENCODING=$ENC BUDGET_COUNT_FILES=$2 "$tmp/budget.test"; }
+echo "-- $(wc -c <"$short") bytes"
+time_runs "hello-world Go binary (floor)" "$tmp/hello-world"
 if [ -n "$ctxtrim" ]; then
-	time_runs "fast (ctxtrim count)" "$ctxtrim" count --encoding "$ENC" "$prompt"
+	time_runs "ctxtrim count" "$ctxtrim" count --encoding "$ENC" "$short"
 fi
-time_runs "reference (pkoukk/tiktoken-go)" probe reference
+if [ -n "$base" ]; then
+	time_runs "ctxtrim count (BASE $BASE)" "$base" count --encoding "$ENC" "$short"
+fi
+time_runs "fast (budget probe), short" probe fast "$short"
+echo "-- $(wc -c <"$prompt") bytes"
+time_runs "go test binary, no tokenizer" probe noop "$prompt"
+time_runs "fast (budget probe)" probe fast "$prompt"
+if [ -n "$ctxtrim" ]; then
+	time_runs "ctxtrim count, 100 KB" "$ctxtrim" count --encoding "$ENC" "$prompt"
+fi
+if [ -n "$base" ]; then
+	time_runs "ctxtrim count, 100 KB (BASE)" "$base" count --encoding "$ENC" "$prompt"
+fi
+time_runs "reference (pkoukk/tiktoken-go)" probe reference "$prompt"
 time_runs "node, no tokenizer (floor)" node -e ""
 time_runs "wasm (npm tiktoken)" node "$tmp/count.js" "$ENC" 0 "$prompt"
 f="fast (budget probe)" r="reference (pkoukk/tiktoken-go)" w="wasm (npm tiktoken)"
 echo "ratios of wall medians: reference/fast $(ratio "${median[$r]}" "${median[$f]}")x, wasm/fast $(ratio "${median[$w]}" "${median[$f]}")x"
 echo "ratios of CPU medians:  reference/fast $(ratio "${cpumedian[$r]}" "${cpumedian[$f]}")x, wasm/fast $(ratio "${cpumedian[$w]}" "${cpumedian[$f]}")x"
+if [ -n "$ctxtrim" ]; then
+	h="hello-world Go binary (floor)"
+	# Wall time is the goal; CPU time is shown too, being less sensitive
+	# to the load of a shared machine.
+	c="ctxtrim count" c100="ctxtrim count, 100 KB"
+	echo "goal, ctxtrim count of $(wc -c <"$short") bytes − hello-world: $(awk -v a="${median[$c]}" -v b="${median[$h]}" 'BEGIN { printf "%.1f", a - b }') ms wall, $(awk -v a="${cpumedian[$c]}" -v b="${cpumedian[$h]}" 'BEGIN { printf "%.0f", a - b }') ms CPU (medians; goal ≤ 5 ms wall)"
+	echo "goal, ctxtrim count of 100 KB / npm tiktoken: $(awk -v a="${median[$c100]}" -v b="${median[$w]}" 'BEGIN { printf "%.3f", a / b }') wall, $(awk -v a="${cpumedian[$c100]}" -v b="${cpumedian[$w]}" 'BEGIN { printf "%.3f", a / b }') CPU (medians; goal ≤ 0.03 wall)"
+fi
 
 echo
 echo "== single-thread throughput, counting only, best of $REPS, on ${#files[@]} files, $total bytes =="

@@ -22,7 +22,11 @@
 //     and kin), minified (long lines). Each skip has a reason and a detail
 //     in Index.Skipped; IndexOptions.All keeps the classified ones instead.
 //     ListFiles runs step 1 alone (with vendored trees skipped), so that other
-//     packages (split -files) apply exactly the index's ignore rules.
+//     packages (split -files) apply exactly the index's ignore rules;
+//     FindFiles makes the same decisions only where a set of patterns can
+//     match (ctxtrim check's prompt files): tracked files from the git
+//     index, untracked ones at the paths, directories and names the
+//     patterns give, without walking the whole tree.
 //  3. Change detection. A tracked file whose size and mtime match its index
 //     entry (and that is not racily clean) keeps the entry's blob hash
 //     unread; others are read and hashed. Staged changes come from the

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // This file finds what a task names explicitly: paths, file names,
@@ -34,23 +35,39 @@ type identMention struct {
 	CodeLike bool   // written like code: camelCase, snake_case, call, backticks or dotted
 }
 
-var (
-	// pyFrameRE matches Python traceback frames: File "x.py", line 9.
-	pyFrameRE = regexp.MustCompile(`File "([^"\n]+)", line (\d+)`)
-	// frameRE matches path:line frames of Go, JavaScript, Java, Rust, C and
+// mentionPatterns are the regular expressions of extractMentions. They
+// are compiled on first use, once (at package initialisation they cost
+// every ctxtrim process, selecting or not, part of a millisecond); they
+// are immutable, so sharing them is safe.
+type mentionPatterns struct {
+	// pyFrame matches Python traceback frames: File "x.py", line 9.
+	pyFrame *regexp.Regexp
+	// frame matches path:line frames of Go, JavaScript, Java, Rust, C and
 	// compiler messages: file.go:123, src/x.ts:10:5, (Foo.java:42).
-	frameRE = regexp.MustCompile(`([A-Za-z0-9_.$@~+\-/\\]*[A-Za-z0-9_$\-]\.[A-Za-z][A-Za-z0-9]{0,9}):(\d+)`)
-	// pathRE matches path-like tokens: words joined by slashes or ending in
+	frame *regexp.Regexp
+	// path matches path-like tokens: words joined by slashes or ending in
 	// a file extension.
-	pathRE = regexp.MustCompile(`[A-Za-z0-9_.@~+\-]*(?:/[A-Za-z0-9_.@~+\-]+)+/?|[A-Za-z0-9_\-+@]+(?:\.[A-Za-z0-9_\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b`)
-	// urlRE matches URLs, whose paths name files of other repositories.
-	urlRE = regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`)
-	// identRE matches identifiers, dotted selectors included.
-	identRE = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`)
-	// quoteRE matches double-quoted, backquoted and single-quoted strings on
+	path *regexp.Regexp
+	// url matches URLs, whose paths name files of other repositories.
+	url *regexp.Regexp
+	// ident matches identifiers, dotted selectors included.
+	ident *regexp.Regexp
+	// quote matches double-quoted, backquoted and single-quoted strings on
 	// one line.
-	quoteRE = regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'")
-)
+	quote *regexp.Regexp
+}
+
+// mentionREs returns the compiled mentionPatterns.
+var mentionREs = sync.OnceValue(func() *mentionPatterns {
+	return &mentionPatterns{
+		pyFrame: regexp.MustCompile(`File "([^"\n]+)", line (\d+)`),
+		frame:   regexp.MustCompile(`([A-Za-z0-9_.$@~+\-/\\]*[A-Za-z0-9_$\-]\.[A-Za-z][A-Za-z0-9]{0,9}):(\d+)`),
+		path:    regexp.MustCompile(`[A-Za-z0-9_.@~+\-]*(?:/[A-Za-z0-9_.@~+\-]+)+/?|[A-Za-z0-9_\-+@]+(?:\.[A-Za-z0-9_\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b`),
+		url:     regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`),
+		ident:   regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`),
+		quote:   regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'"),
+	}
+})
 
 // minQuoteLen is the shortest quoted string searched verbatim: shorter
 // strings match everywhere and say nothing.
@@ -59,6 +76,7 @@ const minQuoteLen = 4
 // extractMentions finds what task names explicitly. It never fails: text
 // without mentions gives empty lists.
 func extractMentions(task string) mentions {
+	re := mentionREs()
 	var m mentions
 	seenPath := map[string]int{}
 	addPath := func(p string, line int, frame bool) {
@@ -75,19 +93,19 @@ func extractMentions(task string) mentions {
 		seenPath[p] = len(m.Paths)
 		m.Paths = append(m.Paths, pathMention{Path: p, Line: line, Frame: frame})
 	}
-	noURL := urlRE.ReplaceAllString(task, " ")
-	for _, sm := range pyFrameRE.FindAllStringSubmatch(task, -1) {
+	noURL := re.url.ReplaceAllString(task, " ")
+	for _, sm := range re.pyFrame.FindAllStringSubmatch(task, -1) {
 		n, _ := strconv.Atoi(sm[2])
 		addPath(sm[1], n, true)
 	}
-	for _, sm := range frameRE.FindAllStringSubmatch(noURL, -1) {
+	for _, sm := range re.frame.FindAllStringSubmatch(noURL, -1) {
 		n, _ := strconv.Atoi(sm[2])
 		if looksLikeURLHost(sm[1]) {
 			continue
 		}
 		addPath(sm[1], n, true)
 	}
-	for _, p := range pathRE.FindAllString(noURL, -1) {
+	for _, p := range re.path.FindAllString(noURL, -1) {
 		if looksLikeURLHost(p) {
 			continue
 		}
@@ -99,7 +117,7 @@ func extractMentions(task string) mentions {
 
 	seenQuote := map[string]bool{}
 	codeSpans := map[string]bool{}
-	for _, sm := range quoteRE.FindAllStringSubmatch(task, -1) {
+	for _, sm := range re.quote.FindAllStringSubmatch(task, -1) {
 		q := sm[1] + sm[2] + sm[3]
 		if sm[2] != "" {
 			codeSpans[q] = true
@@ -113,7 +131,7 @@ func extractMentions(task string) mentions {
 	}
 
 	seenIdent := map[string]int{}
-	for _, loc := range identRE.FindAllStringSubmatchIndex(task, -1) {
+	for _, loc := range re.ident.FindAllStringSubmatchIndex(task, -1) {
 		tok := task[loc[0]:loc[1]]
 		call := loc[2] >= 0
 		tok = strings.TrimSuffix(tok, "()")

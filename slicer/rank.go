@@ -119,7 +119,7 @@ func newQuery(task string) *query {
 	counts := map[string]int{}
 	// URLs name other repositories and hosts; their words (github, com,
 	// blob, a commit hash) would match everything.
-	lexical := urlRE.ReplaceAllString(task, " ")
+	lexical := mentionREs().url.ReplaceAllString(task, " ")
 	for _, t := range terms(lexical) {
 		counts[t]++
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // This file replaces well-known credential shapes with a placeholder that
@@ -30,25 +31,29 @@ type redactRule struct {
 	needles []string
 }
 
-// redactRules are the credential shapes, most specific first. They are
-// compiled once; they are immutable, so sharing them is safe.
-var redactRules = []redactRule{
-	{"private-key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`), []string{"private key"}},
-	{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`), []string{"akia", "asia", "abia", "acca"}},
-	{"aws-secret-access-key", regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})\b`), []string{"aws"}},
-	{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
-	{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`), []string{"glpat-"}},
-	{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`), []string{"xox"}},
-	{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}`), []string{"hooks.slack.com"}},
-	{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), []string{"aiza"}},
-	{"stripe-key", regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{16,}\b`), []string{"_live_"}},
-	{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{20,}\b`), []string{"sk-ant-"}},
-	{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}\b|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}\b`), []string{"sk-"}},
-	{"npm-token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), []string{"npm_"}},
-	{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\b`), []string{"eyj"}},
-	{"url-password", regexp.MustCompile(`\b[a-z][a-z0-9+.\-]*://[^\s:/@"']+:(?P<secret>[^\s@/"']{3,})@`), []string{"://"}},
-	{"secret-assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:password|passwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?\s*[:=]\s*["'](?P<secret>[^"'\s]{12,})["']`), []string{"passw", "secret", "key", "token"}},
-}
+// redactRules returns the credential shapes, most specific first. They are
+// compiled on first use, once (compiling them at package initialisation cost
+// every ctxtrim process half a millisecond, redacting or not); they are
+// immutable, so sharing them is safe.
+var redactRules = sync.OnceValue(func() []redactRule {
+	return []redactRule{
+		{"private-key", regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`), []string{"private key"}},
+		{"aws-access-key-id", regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`), []string{"akia", "asia", "abia", "acca"}},
+		{"aws-secret-access-key", regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?(?P<secret>[A-Za-z0-9/+=]{40})\b`), []string{"aws"}},
+		{"github-token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{60,255})\b`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+		{"gitlab-token", regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`), []string{"glpat-"}},
+		{"slack-token", regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}\b`), []string{"xox"}},
+		{"slack-webhook", regexp.MustCompile(`https://hooks\.slack\.com/services/[A-Za-z0-9/]{20,}`), []string{"hooks.slack.com"}},
+		{"google-api-key", regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`), []string{"aiza"}},
+		{"stripe-key", regexp.MustCompile(`\b(?:sk|rk)_live_[0-9A-Za-z]{16,}\b`), []string{"_live_"}},
+		{"anthropic-key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{20,}\b`), []string{"sk-ant-"}},
+		{"openai-key", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}T3BlbkFJ[A-Za-z0-9_\-]{20,}\b|\bsk-(?:proj|svcacct|admin)-[A-Za-z0-9_\-]{40,}\b`), []string{"sk-"}},
+		{"npm-token", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`), []string{"npm_"}},
+		{"jwt", regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\b`), []string{"eyj"}},
+		{"url-password", regexp.MustCompile(`\b[a-z][a-z0-9+.\-]*://[^\s:/@"']+:(?P<secret>[^\s@/"']{3,})@`), []string{"://"}},
+		{"secret-assignment", regexp.MustCompile(`(?i)\b[a-z0-9_.\-]*(?:password|passwd|secret|api_?key|access_?token|auth_?token|client_?secret)["']?\s*[:=]\s*["'](?P<secret>[^"'\s]{12,})["']`), []string{"passw", "secret", "key", "token"}},
+	}
+})
 
 // Redact returns src with secrets replaced by "[REDACTED:rule]" and the
 // list of replacements. In .env files (.env, .env.*, *.env) every
@@ -61,7 +66,7 @@ func Redact(filePath, src string) (string, []Redaction) {
 	}
 	var spans []span
 	lower := strings.ToLower(src)
-	for _, r := range redactRules {
+	for _, r := range redactRules() {
 		found := false
 		for _, n := range r.needles {
 			if strings.Contains(lower, n) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -12,8 +13,10 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"golang.org/x/tools/txtar"
 
 	"github.com/ctxtrim/ctxtrim/internal/txtartest"
@@ -192,6 +195,75 @@ func checkListFiles(t *testing.T, opts *IndexOptions, ix *Index) {
 	}
 	if diff := cmp.Diff(wantSkipped, list.Skipped); diff != "" {
 		t.Errorf("ListFiles Skipped (-want +got):\n%s", diff)
+	}
+	checkFindFiles(t, opts, list)
+}
+
+// checkFindFiles holds FindFiles to ListFiles on the same options, for
+// pattern sets of every kind: its Paths are ListFiles' Paths that match a
+// pattern, except untracked files that a pattern ending in a literal name
+// ("**/NAME") is documented to miss: those in a directory holding no
+// tracked file, when no other pattern reaches them.
+func checkFindFiles(t *testing.T, opts *IndexOptions, list *FileList) {
+	t.Helper()
+	tracked := map[string]bool{}
+	trackedDir := map[string]bool{"": true}
+	isRepo := false
+	if repo, err := git.PlainOpenWithOptions(list.Root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true}); err == nil {
+		isRepo = true
+		idx, err := repo.Storer.Index()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range idx.Entries {
+			tracked[e.Name] = true
+			for d := path.Dir(e.Name); d != "."; d = path.Dir(d) {
+				trackedDir[d] = true
+			}
+		}
+	}
+	sets := [][]string{
+		{"**"},
+		{"**/*.go", "**/README.md", "**/x.md"},
+		{"**/AGENTS.override.md", "**/AGENTS.md", "**/CLAUDE.md", ".github/copilot-instructions.md", "prompts/**"},
+		{"{sub,logs}/**", "*.{md,go}"},
+		{"no/such/file", "nosuchdir/**", "**/nosuchname"},
+	}
+	var literal, names []string
+	tops := map[string]struct{}{}
+	for _, p := range list.Paths {
+		literal = append(literal, strings.NewReplacer("*", `\*`, "?", `\?`, "[", `\[`, "{", `\{`).Replace(p))
+		names = append(names, "**/"+path.Base(p))
+		if i := strings.IndexByte(p, '/'); i > 0 {
+			tops[p[:i]+"/**"] = struct{}{}
+		}
+	}
+	sets = append(sets, literal, names, sortedKeys(tops))
+	for _, patterns := range sets {
+		got, err := FindFiles(context.Background(), opts, patterns)
+		if err != nil {
+			t.Fatalf("FindFiles(%q): %v", patterns, err)
+		}
+		if got.Root != list.Root {
+			t.Errorf("FindFiles Root = %q, ListFiles Root = %q", got.Root, list.Root)
+		}
+		var want []string
+		for _, p := range list.Paths {
+			var matched, reached bool
+			for _, pat := range patterns {
+				if ok, _ := doublestar.Match(pat, p); ok {
+					matched = true
+					pp := placePattern(pat)
+					reached = reached || pp.kind != nameInDirs || !isRepo || tracked[p] || trackedDir[parentDir(p)]
+				}
+			}
+			if matched && reached {
+				want = append(want, p)
+			}
+		}
+		if diff := cmp.Diff(want, got.Paths, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("FindFiles(%q) Paths (-ListFiles, filtered +FindFiles):\n%s", patterns, diff)
+		}
 	}
 }
 

@@ -186,17 +186,31 @@ func (r *Report) Over() int {
 	return n
 }
 
-// promptFiles lists the repository's files (slash paths relative to the
-// work tree root, sorted) with the index's own listing, slicer.ListFiles,
-// so that check sees what index and select see: tracked files even under
-// an ignored directory, untracked ones no ignore rule excludes. Vendored
-// trees are kept (All): Codex reads an AGENTS.md wherever it runs.
-func promptFiles(ctx context.Context, root string) ([]string, error) {
-	list, err := slicer.ListFiles(ctx, &slicer.IndexOptions{Dir: root, All: true})
+// promptFiles lists the files of the repository that the rules and the
+// AGENTS names (in any directory) select (slash paths relative to the work
+// tree root, sorted) with the index's own listing, slicer.FindFiles: what
+// slicer.ListFiles would list (tracked files even under an ignored
+// directory, untracked ones no ignore rule excludes), found without
+// walking the whole tree. Vendored trees are kept (All): Codex reads an
+// AGENTS.md wherever it runs.
+func promptFiles(ctx context.Context, root string, names []string, rules []Rule) ([]string, error) {
+	var patterns []string
+	for _, n := range names {
+		patterns = append(patterns, "**/"+quoteGlob(n))
+	}
+	for _, r := range rules {
+		patterns = append(patterns, r.Glob)
+	}
+	list, err := slicer.FindFiles(ctx, &slicer.IndexOptions{Dir: root, All: true}, patterns)
 	if err != nil {
 		return nil, fmt.Errorf("list the files of %s: %w", root, err)
 	}
 	return list.Paths, nil
+}
+
+// quoteGlob escapes the characters doublestar would read as wildcards.
+func quoteGlob(name string) string {
+	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "{", `\{`).Replace(name)
 }
 
 // Repo checks every prompt file of the repository (or plain directory)
@@ -213,7 +227,11 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 	if err != nil {
 		return nil, err
 	}
-	files, err := promptFiles(ctx, root)
+	var names []string
+	if cfg.projectDocMaxBytes() > 0 {
+		names = append([]string{codexOverrideName, codexAgentsName}, cfg.ProjectDocFallbackFilenames...)
+	}
+	files, err := promptFiles(ctx, root, names, rules)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +245,6 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 	}
 
 	if max := cfg.projectDocMaxBytes(); max > 0 {
-		names := append([]string{codexOverrideName, codexAgentsName}, cfg.ProjectDocFallbackFilenames...)
 		agents, err := agentsChains(files, names, read, max, cfg.AgentsMaxTokens, c)
 		if err != nil {
 			return nil, err

@@ -357,3 +357,23 @@ func TestRepoTrackedUnderIgnoredDir(t *testing.T) {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 }
+
+// A fallback file name is a name, not a pattern: its wildcard characters
+// are quoted before it is looked for in every directory.
+func TestRepoFallbackNameIsLiteral(t *testing.T) {
+	root := writeCheckTree(t, map[string]string{
+		"sub/notes[1].md": "fallback\n",
+		"sub/notes1.md":   "not the fallback\n",
+	})
+	rep, err := Repo(context.Background(), root, &Config{ProjectDocFallbackFilenames: []string{"notes[1].md"}}, checkLenCounter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status+" "+r.Path)
+	}
+	if diff := cmp.Diff([]string{"ok sub/notes[1].md"}, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -150,16 +152,28 @@ func TestCountStreamExact(t *testing.T) {
 		b.WriteString(words[rng.Intn(len(words))])
 	}
 	long := strings.Repeat("x/", countChunk) // one line, no split point for 2 MiB
-	for name, text := range map[string]string{"random": b.String(), "long line": long + "\n" + b.String()} {
-		t.Run(name, func(t *testing.T) {
-			got, size, approx, err := countStream(c, strings.NewReader(text))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want := c.Count(text); got != want || size != int64(len(text)) || approx {
-				t.Errorf("countStream = %d tokens, %d bytes, approx %v; want %d, %d, false", got, size, approx, want, len(text))
-			}
-		})
+	readers := map[string]func(string) io.Reader{
+		"whole reads": func(s string) io.Reader { return strings.NewReader(s) },
+		"half reads":  func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },
+	}
+	texts := map[string]string{"random": b.String(), "long line": long + "\n" + b.String(), "short": "hello, world\n"}
+	for name, text := range texts {
+		for rname, reader := range readers {
+			t.Run(name+"/"+rname, func(t *testing.T) {
+				got, size, approx, err := countStream(c, reader(text))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := c.Count(text); got != want || size != int64(len(text)) || approx {
+					t.Errorf("countStream = %d tokens, %d bytes, approx %v; want %d, %d, false", got, size, approx, want, len(text))
+				}
+			})
+		}
+	}
+	// One byte at a time, through the buffer's growth and a chunk.
+	text := b.String()[:countChunk+firstRead]
+	if got, _, _, err := countStream(c, iotest.OneByteReader(strings.NewReader(text))); err != nil || got != c.Count(text) {
+		t.Errorf("countStream one byte at a time = %d, %v; want %d", got, err, c.Count(text))
 	}
 }
 
