@@ -31,25 +31,31 @@ var (
 func needCodex(t *testing.T) string {
 	t.Helper()
 	codexOnce.Do(func() {
-		if _, err := exec.LookPath("npm"); err != nil {
-			codexSkip = "npm is not installed: cannot install @openai/codex"
-			return
-		}
-		prefix := filepath.Join(scratch, "npm")
-		cache := filepath.Join(os.TempDir(), "ctxtrim-e2e-npm-cache")
-		r := runCmd(t, 10*time.Minute, "", nil, "", "npm", "install", "--no-audit", "--no-fund", "--no-save",
-			"--prefix", prefix, "--cache", cache, "@openai/codex@"+codexVersion)
-		if r.code != 0 {
-			codexSkip = fmt.Sprintf("npm install @openai/codex@%s failed: %s", codexVersion, r)
-			return
-		}
-		t.Logf("npm install @openai/codex@%s: %v", codexVersion, r.elapsed.Round(time.Second))
-		codexPath = filepath.Join(prefix, "node_modules", ".bin", "codex")
+		codexPath, codexSkip = npmInstall(t, "@openai/codex@"+codexVersion, "codex")
 	})
 	if codexSkip != "" {
 		t.Skip(codexSkip)
 	}
 	return codexPath
+}
+
+// npmInstall installs pkg (name@version) with npm into a directory of the
+// run's scratch directory of its own and returns the path of its
+// executable bin, or why it cannot (npm missing, the install failing).
+func npmInstall(t *testing.T, pkg, bin string) (path, skip string) {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "", "npm is not installed: cannot install " + pkg
+	}
+	prefix := filepath.Join(scratch, "npm-"+strings.NewReplacer("@", "", "/", "-").Replace(pkg))
+	cache := filepath.Join(os.TempDir(), "ctxtrim-e2e-npm-cache")
+	r := runCmd(t, 10*time.Minute, "", nil, "", "npm", "install", "--no-audit", "--no-fund", "--no-save",
+		"--prefix", prefix, "--cache", cache, pkg)
+	if r.code != 0 {
+		return "", fmt.Sprintf("npm install %s failed: %s", pkg, r)
+	}
+	t.Logf("npm install %s: %v", pkg, r.elapsed.Round(time.Second))
+	return filepath.Join(prefix, "node_modules", ".bin", bin), ""
 }
 
 // codexHome writes a private CODEX_HOME whose only provider is the stub.

@@ -60,7 +60,11 @@ func netnsHelper(args []string) int {
 	if err != nil {
 		return fail(err)
 	}
-	srv := &http.Server{Handler: &stubServer{window: window, counter: c, log: logf}}
+	script, err := loadStubScript()
+	if err != nil {
+		return fail(err)
+	}
+	srv := &http.Server{Handler: &stubServer{window: window, counter: c, script: script, log: logf}}
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 
