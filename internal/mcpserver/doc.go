@@ -40,9 +40,12 @@
 // 0.171.0), Claude Code diverts a text result over MAX_MCP_OUTPUT_TOKENS
 // (25,000) or 50,000 characters to a file. A result is kept under the
 // client's byte limit as well as under the token budget: select_context and
-// fit_text lower their budget until the JSON fits both (fitResult), each
-// round counted exactly, never estimated; split_task, whose parts must not
-// change between calls, reports a part that does not fit as an error.
+// fit_text build for 72% of the budget first (JSON escapes of code cost a
+// third more tokens: 1.33-1.39 times on moby), then scale the budget by the
+// measured ratio until the JSON fits both and uses at least 90% of one
+// (fitResult); each round is counted exactly, never estimated, and one is
+// the rule. split_task, whose parts must not change between calls, reports
+// a part that does not fit as an error.
 //
 // # Budgets and models
 //
