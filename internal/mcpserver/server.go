@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/check"
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
@@ -30,6 +31,10 @@ type Options struct {
 	// every index the server builds (see slicer.IndexOptions).
 	CacheDir string
 	NoCache  bool
+	// CheckConfig returns the prompt-file budgets of the repository at root
+	// (the [check] section of its .ctxtrim.toml) for check_prompt_files;
+	// nil means the built-in defaults.
+	CheckConfig func(root string) (*check.Config, error)
 	// Version is the server version sent to clients in initialize.
 	Version string
 	// Logf receives diagnostics: index builds and refreshes, recovered
@@ -46,6 +51,8 @@ type Server struct {
 	table *budget.Table
 	ix    *indexes
 	logf  func(format string, args ...any)
+
+	checkConfig func(root string) (*check.Config, error)
 }
 
 // maxTokens bounds every token quantity a call may pass, as the CLI's
@@ -111,7 +118,8 @@ func New(opts *Options) (*Server, error) {
 			template: slicer.IndexOptions{CacheDir: opts.CacheDir, NoCache: opts.NoCache, Logf: logf},
 			logf:     logf,
 		},
-		logf: logf,
+		logf:        logf,
+		checkConfig: opts.CheckConfig,
 	}
 	s.addSelect()
 	s.addCount()

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/check"
 	"github.com/ctxtrim/ctxtrim/internal/txtartest"
 	"github.com/ctxtrim/ctxtrim/slicer"
 	"github.com/ctxtrim/ctxtrim/split"
@@ -161,7 +162,7 @@ func TestListTools(t *testing.T) {
 			t.Errorf("%s: description of %d bytes is too short for an agent to act on", tool.Name, len(tool.Description))
 		}
 	}
-	want := []string{"count_tokens", "fit_text", "select_context", "split_task"}
+	want := []string{"check_prompt_files", "count_tokens", "fit_text", "select_context", "split_task"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
@@ -480,6 +481,39 @@ func TestSplitTask(t *testing.T) {
 			wantToolError(t, call(t, cs, "split_task", tc.args), tc.want)
 		})
 	}
+}
+
+func TestCheckPromptFiles(t *testing.T) {
+	dir := testRepo(t)
+	writeFile(t, filepath.Join(dir, "svc", "CLAUDE.md"), strings.Repeat("Keep it short. ", 3000))
+	s := testServer(t, dir)
+	cs := connect(t, s, "test", "")
+	out := decode[CheckOutput](t, call(t, cs, "check_prompt_files", CheckInput{}))
+	if out.Root != dir || out.Files != 2 || out.Over != 1 || len(out.Results) != 2 {
+		t.Fatalf("root %q, %d files, %d over: %+v", out.Root, out.Files, out.Over, out.Results)
+	}
+	if r := out.Results[0]; r.Path != "svc/CLAUDE.md" || r.Status != "over" || r.Chars != 45000 || !strings.Contains(r.Message, "45000 chars > 40000") {
+		t.Errorf("first result: %+v, want svc/CLAUDE.md over its 40,000 chars", r)
+	}
+	if r := out.Results[1]; r.Path != "AGENTS.md" || r.Status != "ok" || r.Rule != "codex AGENTS.md chain" {
+		t.Errorf("second result: %+v, want AGENTS.md ok", r)
+	}
+	// The repository's [check] budgets come from Options.CheckConfig.
+	s, err := New(&Options{Dir: dir, CacheDir: t.TempDir(), CheckConfig: func(root string) (*check.Config, error) {
+		if root != dir {
+			t.Errorf("CheckConfig(%q), want the root %q", root, dir)
+		}
+		n := 10
+		return &check.Config{ProjectDocMaxBytes: &n}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = decode[CheckOutput](t, call(t, connect(t, s, "test", ""), "check_prompt_files", CheckInput{Repo: "svc"}))
+	if out.Over != 2 {
+		t.Errorf("with project_doc_max_bytes = 10: %d over, want AGENTS.md too: %+v", out.Over, out.Results)
+	}
+	wantToolError(t, call(t, cs, "check_prompt_files", CheckInput{Encoding: "nope"}), `encoding: unknown encoding "nope"`)
 }
 
 // TestConcurrentCalls runs calls of every tool at once on one repository,
