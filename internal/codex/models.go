@@ -91,18 +91,18 @@ var ErrNoRoom = errors.New("no room for a prompt")
 
 // Plan is the budget of a prompt piped into codex exec, with its parts.
 type Plan struct {
-	Model       string // the model Codex runs
-	Known       bool   // Codex's table has it (else its fixed prompt is the unknown model's)
-	Window      int
-	WindowFrom  string // where Window comes from
-	Effective   int    // effectiveWindowPercent of Window
-	AutoCompact int
-	CompactFrom string // where AutoCompact comes from
-	Fixed       int    // Codex's fixed prompt
-	MCP         int    // added by the configured MCP servers
-	Agents      int    // the AGENTS.md chain as Codex loads it, with its frame; 0 for none
-	Margin      int
-	Budget      int // what is left for the prompt
+	Model       string `json:"model"`        // the model Codex runs
+	Known       bool   `json:"known"`        // Codex's table has it (else its fixed prompt is the unknown model's)
+	Window      int    `json:"window"`       //
+	WindowFrom  string `json:"window_from"`  // where Window comes from
+	Effective   int    `json:"effective"`    // effectiveWindowPercent of Window
+	AutoCompact int    `json:"auto_compact"` //
+	CompactFrom string `json:"compact_from"` // where AutoCompact comes from
+	Fixed       int    `json:"fixed"`        // Codex's fixed prompt
+	MCP         int    `json:"mcp"`          // added by the configured MCP servers
+	Agents      int    `json:"agents"`       // the AGENTS.md chain as Codex loads it, with its frame; 0 for none
+	Margin      int    `json:"margin"`       //
+	Budget      int    `json:"budget"`       // what is left for the prompt
 }
 
 // Budget returns the plan for cfg. agentsTokens is the tokens of the
