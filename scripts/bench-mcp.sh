@@ -14,7 +14,11 @@
 #   call warm     a second select_context in the same server: the index is
 #                 reused (one stat per file)
 #   call changed  a select_context after a file of the repository was
-#                 touched: the index is rebuilt (warm)
+#                 touched (its mtime: the clone is the benchmark's): the
+#                 index is rebuilt (warm)
+#   cli warm      for comparison, one "ctxtrim -budget 7200 TASK" process
+#                 (the budget of select_context's first round for Codex),
+#                 warm cache: index and select from scratch
 # and once, as the client "codex-mcp-client" (Codex's name, hence its
 # defaults), the bytes and o200k tokens of each tool's result as JSON.
 # Needs jq; builds ctxtrim into a temp dir unless $CTXTRIM names a binary.
@@ -93,13 +97,17 @@ for ((i = 0; i < REPEAT; i++)); do
 	ask 3 select_context "$select_args"
 	add "call changed" "$dt"
 	stop
+
+	t0=$(now)
+	"$bin" -C "$repo" -budget 7200 "$task" >/dev/null
+	add "cli warm" $(($(now) - t0))
 done
 
 stats() { # µs samples → "min X ms, median Y ms"
 	tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{a[NR]=$1} END {printf "min %6.0f ms  median %6.0f ms  (n=%d)\n", a[1]/1000, a[int((NR+1)/2)]/1000, NR}'
 }
 echo "ctxtrim mcp on $repo ($(cd "$repo" && git ls-files | wc -l) tracked files), $REPEAT runs:"
-for k in start-up "first cold" "first warm" "call warm" "call changed"; do
+for k in start-up "first cold" "first warm" "call warm" "call changed" "cli warm"; do
 	printf '  %-13s %s\n' "$k" "$(stats "${samples[$k]}")"
 done
 
