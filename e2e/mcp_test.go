@@ -106,6 +106,29 @@ func checkSelectResult(t *testing.T, what, js string, budgetTokens int, c budget
 	return out
 }
 
+// mcpShop returns the built ctxtrim (skipping until "ctxtrim mcp" exists),
+// the shop repository (writeBigRepo) with the files extra returns for it
+// committed, and the stubs' counter.
+func mcpShop(t *testing.T, extra func(ctxtrim string) map[string]string) (ctxtrim, work string, c budget.Counter) {
+	t.Helper()
+	ctxtrim = ctxtrimBinary(t)
+	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "help", "mcp"); r.code != 0 {
+		t.Skipf("ctxtrim mcp has not landed: %s", r)
+	}
+	c, err := budget.NewEncodingCounter(budget.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, git := gitRepo(t)
+	writeBigRepo(t, work, 30)
+	if extra != nil {
+		writeFiles(t, work, extra(ctxtrim))
+	}
+	git("add", ".")
+	git("commit", "-q", "-m", "shop")
+	return ctxtrim, work, c
+}
+
 // TestCodexMCP runs Codex with ctxtrim as an MCP server (config.toml's
 // [mcp_servers.ctxtrim]) against the stub: the stub, playing the model,
 // searches Codex's deferred tools for select_context, calls it with a
@@ -119,18 +142,7 @@ func TestCodexMCP(t *testing.T) {
 	t.Parallel()
 	ns := needNetns(t)
 	codex := needCodex(t)
-	ctxtrim := ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "help", "mcp"); r.code != 0 {
-		t.Skipf("ctxtrim mcp has not landed: %s", r)
-	}
-	c, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work, git := gitRepo(t)
-	writeBigRepo(t, work, 30)
-	git("add", ".")
-	git("commit", "-q", "-m", "shop")
+	ctxtrim, work, c := mcpShop(t, nil)
 	home := codexHome(t, codexModel, codexWindow, codexAutoCompact)
 	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -211,19 +223,9 @@ func TestClaudeCodeMCP(t *testing.T) {
 	t.Parallel()
 	ns := needNetns(t)
 	claude := needClaude(t)
-	ctxtrim := ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "help", "mcp"); r.code != 0 {
-		t.Skipf("ctxtrim mcp has not landed: %s", r)
-	}
-	c, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work, git := gitRepo(t)
-	writeBigRepo(t, work, 30)
-	writeFiles(t, work, map[string]string{".mcp.json": claudeMCPConfig(ctxtrim)})
-	git("add", ".")
-	git("commit", "-q", "-m", "shop")
+	_, work, c := mcpShop(t, func(ctxtrim string) map[string]string {
+		return map[string]string{".mcp.json": claudeMCPConfig(ctxtrim)}
+	})
 
 	const asked = 6000
 	args, _ := json.Marshal(map[string]any{"task": "retry.Do drops the request body after the first attempt; fix it.", "budget": asked})

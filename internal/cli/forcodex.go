@@ -67,11 +67,11 @@ func (b *budgetFlags) planForCodex(table *budget.Table) (*budgetPlan, error) {
 		}
 		p.counter, p.factor, p.encName = c, 1, b.encoding
 	case err == nil:
-		c, err := budget.NewEncodingCounter(m.Encoding)
+		c, err := m.Counter()
 		if err != nil {
 			return nil, err
 		}
-		p.counter, p.factor, p.encName = budget.Scaled(c, m.Factor), m.Factor, m.Encoding
+		p.counter, p.factor, p.encName = c, m.Factor, m.Encoding
 	case errors.Is(err, budget.ErrUnknownModel):
 		// Codex runs OpenAI models; o200k_base is their encoding.
 		c, err := budget.NewEncodingCounter(budget.O200kBase)

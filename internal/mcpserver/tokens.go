@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,14 +12,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
 // maxCountFile bounds a file count_tokens reads: it holds the file in
 // memory. 64 MiB of text is about 16M tokens, far above any window.
 const maxCountFile = 64 << 20
-
-// binarySniff: like git, a NUL byte in the first 8000 bytes means binary.
-const binarySniff = 8000
 
 // CountInput is the input of count_tokens.
 type CountInput struct {
@@ -117,8 +114,8 @@ func readText(name string) (string, error) {
 	switch {
 	case len(b) > maxCountFile:
 		return "", fmt.Errorf("larger than %d MiB", maxCountFile>>20)
-	case bytes.IndexByte(b[:min(len(b), binarySniff)], 0) >= 0:
-		return "", errors.New("binary (a NUL byte in the first 8000 bytes), not counted")
+	case slicer.BinaryAt(b) >= 0:
+		return "", fmt.Errorf("binary (a NUL byte in the first %d bytes), not counted", slicer.BinarySniffBytes)
 	case !utf8.Valid(b):
 		return "", errors.New("not valid UTF-8, not counted")
 	}
@@ -155,15 +152,12 @@ func (s *Server) addFit() {
 
 func (s *Server) fitText(ctx context.Context, req *mcp.CallToolRequest, in FitInput) (FitOutput, string, error) {
 	var opts budget.FitOptions
-	switch in.Keep {
-	case "", "both":
-		opts.Keep = budget.KeepBoth
-	case "head":
-		opts.Keep = budget.KeepHead
-	case "tail":
-		opts.Keep = budget.KeepTail
-	default:
-		return FitOutput{}, "", fmt.Errorf("keep %q: want both, head or tail", in.Keep)
+	if in.Keep != "" {
+		keep, err := budget.ParseKeep(in.Keep)
+		if err != nil {
+			return FitOutput{}, "", fmt.Errorf("keep %w", err)
+		}
+		opts.Keep = keep
 	}
 	if !utf8.ValidString(in.Text) {
 		return FitOutput{}, "", errors.New("text is not valid UTF-8")
