@@ -38,6 +38,20 @@ const (
 	KeepTail             // tail only, drop the beginning
 )
 
+// ParseKeep returns the Keep named "both", "head" or "tail", as the CLI's
+// -keep and the fit_text tool spell it.
+func ParseKeep(s string) (Keep, error) {
+	switch s {
+	case "both":
+		return KeepBoth, nil
+	case "head":
+		return KeepHead, nil
+	case "tail":
+		return KeepTail, nil
+	}
+	return KeepBoth, fmt.Errorf("%q: want both, head or tail", s)
+}
+
 // FitOptions configures Fit. The zero value is valid: keep head and tail,
 // with the default marker.
 type FitOptions struct {

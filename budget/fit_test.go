@@ -188,3 +188,16 @@ func BenchmarkFit(b *testing.B) {
 		}
 	}
 }
+
+func TestParseKeep(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Keep
+		ok   bool
+	}{{"both", KeepBoth, true}, {"head", KeepHead, true}, {"tail", KeepTail, true}, {"", KeepBoth, false}, {"middle", KeepBoth, false}} {
+		got, err := ParseKeep(tc.in)
+		if got != tc.want || (err == nil) != tc.ok {
+			t.Errorf("ParseKeep(%q) = %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package e2e
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -19,7 +18,7 @@ import (
 // is the native binary of @anthropic-ai/claude-code-linux-x64, which npm
 // installs beside it as an optional dependency and which runs whatever the
 // Node.js version.
-const claudeVersion = "2.1.328"
+const claudeVersion = "2.1.332"
 
 var (
 	claudeOnce sync.Once
@@ -33,20 +32,10 @@ var (
 func needClaude(t *testing.T) string {
 	t.Helper()
 	claudeOnce.Do(func() {
-		if _, err := exec.LookPath("npm"); err != nil {
-			claudeSkip = "npm is not installed: cannot install @anthropic-ai/claude-code"
+		claudePath, claudeSkip = npmInstall(t, "@anthropic-ai/claude-code@"+claudeVersion, "claude")
+		if claudeSkip != "" {
 			return
 		}
-		prefix := filepath.Join(scratch, "npm-claude")
-		cache := filepath.Join(os.TempDir(), "ctxtrim-e2e-npm-cache")
-		r := runCmd(t, 10*time.Minute, "", nil, "", "npm", "install", "--no-audit", "--no-fund", "--no-save",
-			"--prefix", prefix, "--cache", cache, "@anthropic-ai/claude-code@"+claudeVersion)
-		if r.code != 0 {
-			claudeSkip = fmt.Sprintf("npm install @anthropic-ai/claude-code@%s failed: %s", claudeVersion, r)
-			return
-		}
-		t.Logf("npm install @anthropic-ai/claude-code@%s: %v", claudeVersion, r.elapsed.Round(time.Second))
-		claudePath = filepath.Join(prefix, "node_modules", ".bin", "claude")
 		if v := runCmd(t, time.Minute, "", []string{"HOME=" + t.TempDir()}, "", claudePath, "--version"); v.code != 0 || !strings.Contains(v.stdout, claudeVersion) {
 			claudeSkip = fmt.Sprintf("claude --version does not run here: %s", v)
 		}

@@ -31,25 +31,31 @@ var (
 func needCodex(t *testing.T) string {
 	t.Helper()
 	codexOnce.Do(func() {
-		if _, err := exec.LookPath("npm"); err != nil {
-			codexSkip = "npm is not installed: cannot install @openai/codex"
-			return
-		}
-		prefix := filepath.Join(scratch, "npm")
-		cache := filepath.Join(os.TempDir(), "ctxtrim-e2e-npm-cache")
-		r := runCmd(t, 10*time.Minute, "", nil, "", "npm", "install", "--no-audit", "--no-fund", "--no-save",
-			"--prefix", prefix, "--cache", cache, "@openai/codex@"+codexVersion)
-		if r.code != 0 {
-			codexSkip = fmt.Sprintf("npm install @openai/codex@%s failed: %s", codexVersion, r)
-			return
-		}
-		t.Logf("npm install @openai/codex@%s: %v", codexVersion, r.elapsed.Round(time.Second))
-		codexPath = filepath.Join(prefix, "node_modules", ".bin", "codex")
+		codexPath, codexSkip = npmInstall(t, "@openai/codex@"+codexVersion, "codex")
 	})
 	if codexSkip != "" {
 		t.Skip(codexSkip)
 	}
 	return codexPath
+}
+
+// npmInstall installs pkg (name@version) with npm into a directory of the
+// run's scratch directory of its own and returns the path of its
+// executable bin, or why it cannot (npm missing, the install failing).
+func npmInstall(t *testing.T, pkg, bin string) (path, skip string) {
+	t.Helper()
+	if _, err := exec.LookPath("npm"); err != nil {
+		return "", "npm is not installed: cannot install " + pkg
+	}
+	prefix := filepath.Join(scratch, "npm-"+strings.NewReplacer("@", "", "/", "-").Replace(pkg))
+	cache := filepath.Join(os.TempDir(), "ctxtrim-e2e-npm-cache")
+	r := runCmd(t, 10*time.Minute, "", nil, "", "npm", "install", "--no-audit", "--no-fund", "--no-save",
+		"--prefix", prefix, "--cache", cache, pkg)
+	if r.code != 0 {
+		return "", fmt.Sprintf("npm install %s failed: %s", pkg, r)
+	}
+	t.Logf("npm install %s: %v", pkg, r.elapsed.Round(time.Second))
+	return filepath.Join(prefix, "node_modules", ".bin", bin), ""
 }
 
 // codexHome writes a private CODEX_HOME whose only provider is the stub.
@@ -427,10 +433,12 @@ func itemsText(items []stubItemInfo) string {
 }
 
 // TestCodexFixedPrompt measures Codex's fixed prompt for the models named
-// in CTXTRIM_E2E_CODEX_MODELS (comma-separated); it is a measurement, run
-// on demand:
+// in CTXTRIM_E2E_CODEX_MODELS (comma-separated), and what an AGENTS.md and
+// an MCP server add to it; it is a measurement, run on demand:
 //
 //	CTXTRIM_E2E_CODEX_MODELS=gpt-5.5,gpt-6.1-sol go test ./e2e -run FixedPrompt -v
+//
+// The figures are the constants of ctxtrim --for codex (internal/codex).
 func TestCodexFixedPrompt(t *testing.T) {
 	models := os.Getenv("CTXTRIM_E2E_CODEX_MODELS")
 	if models == "" {
@@ -438,22 +446,42 @@ func TestCodexFixedPrompt(t *testing.T) {
 	}
 	ns := needNetns(t)
 	codex := needCodex(t)
-	work, git := gitRepo(t)
-	writeFiles(t, work, map[string]string{"README.md": "probe\n"})
-	git("add", ".")
-	git("commit", "-q", "-m", "init")
+	ctxtrim := ctxtrimBinary(t)
+	counter, err := budget.NewEncodingCounter(budget.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const agents = "Run go test ./... before every commit, and keep functions short.\n"
 	for _, model := range strings.Split(models, ",") {
-		home := codexHome(t, model, codexWindow, codexAutoCompact)
-		logPath := filepath.Join(t.TempDir(), "stub.jsonl")
-		r := ns.run(t, 3*time.Minute, work, codexEnv(home), codexWindow, logPath, shellQuote(codex)+" exec 'Say OK.' </dev/null")
-		recs, err := readStubLog(logPath)
-		if err != nil || r.code != 0 || len(recs) != 1 {
-			t.Errorf("%s: %v %s", model, err, r)
-			continue
+		// fixed returns the tokens Codex sends besides the user's text, in a
+		// repository with the given files and with the config extra.
+		fixed := func(files map[string]string, extra string) (int, stubRecord) {
+			work, git := gitRepo(t)
+			writeFiles(t, work, files)
+			git("add", ".")
+			git("commit", "-q", "-m", "init")
+			home := codexHome(t, model, codexWindow, codexAutoCompact)
+			f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.WriteString(extra)
+			f.Close()
+			logPath := filepath.Join(t.TempDir(), "stub.jsonl")
+			r := ns.run(t, 3*time.Minute, work, codexEnv(home), codexWindow, logPath, shellQuote(codex)+" exec 'Say OK.' </dev/null")
+			recs, err := readStubLog(logPath)
+			if err != nil || r.code != 0 || len(recs) != 1 {
+				t.Fatalf("%s: %v %s", model, err, r)
+			}
+			rec := recs[0]
+			return rec.Tokens - rec.Items[len(rec.Items)-1].Tokens, rec
 		}
-		rec := recs[0]
-		last := rec.Items[len(rec.Items)-1]
+		base, rec := fixed(map[string]string{"README.md": "probe\n"}, "")
 		t.Logf("%s: fixed %d tokens = tools %d (%d) + instructions %d + %s",
-			model, rec.Tokens-last.Tokens, rec.ToolsTokens, rec.Tools, rec.InstructionsTokens, itemsText(rec.Items[:len(rec.Items)-1]))
+			model, base, rec.ToolsTokens, rec.Tools, rec.InstructionsTokens, itemsText(rec.Items[:len(rec.Items)-1]))
+		withAgents, _ := fixed(map[string]string{"README.md": "probe\n", "AGENTS.md": agents}, "")
+		t.Logf("%s: an AGENTS.md of %d tokens adds %d: its frame is %d", model, counter.Count(agents), withAgents-base, withAgents-base-counter.Count(agents))
+		withMCP, rec := fixed(map[string]string{"README.md": "probe\n"}, codexMCPConfig(ctxtrim))
+		t.Logf("%s: an MCP server adds %d (%d tools)", model, withMCP-base, rec.Tools)
 	}
 }

@@ -28,8 +28,12 @@ const stubModelsEnv = "CTXTRIM_E2E_STUB_MODELS"
 // per model (stubModelsEnv), a stubServer of the model's window or a
 // capacity failure; all log to log.
 func stubHandler(window int, c budget.Counter, log io.Writer) (http.Handler, error) {
+	script, err := loadStubScript()
+	if err != nil {
+		return nil, err
+	}
 	lw := &lockedWriter{w: log}
-	var responses http.Handler = &stubServer{window: window, counter: c, log: lw}
+	var responses http.Handler = &stubServer{window: window, counter: c, script: script, log: lw}
 	if spec := os.Getenv(stubModelsEnv); spec != "" {
 		h := &modelStub{byModel: map[string]*stubServer{}, capacity: map[string]bool{}, log: lw,
 			other: &stubServer{window: window, counter: c, log: lw}}
@@ -59,7 +63,9 @@ func stubHandler(window int, c budget.Counter, log io.Writer) (http.Handler, err
 	}
 	anthropic := &anthropicStub{window: window, counter: cc, log: lw}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/messages") {
+		// A scripted Claude Code session (the MCP tests) is the
+		// stubServer's: it plays the tool calls.
+		if strings.HasSuffix(r.URL.Path, "/messages") && script == nil {
 			anthropic.ServeHTTP(w, r)
 			return
 		}

@@ -300,35 +300,7 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 // names are the candidate file names in Codex's order: AGENTS.override.md,
 // AGENTS.md, then project_doc_fallback_filenames.
 func agentsChains(files []string, names []string, read func(string) ([]byte, error), maxBytes, maxTokens int, c budget.Counter) ([]Result, error) {
-	// The file Codex picks in each directory: the first candidate name that
-	// exists, even if it is blank (then the directory contributes nothing).
-	rank := map[string]int{}
-	for i, n := range names {
-		if _, dup := rank[n]; !dup && n != "" {
-			rank[n] = i
-		}
-	}
-	picked := map[string]string{}   // dir ("" for root) -> file Codex reads
-	shadowed := map[string]string{} // dir -> the next candidate, which Codex ignores
-	for _, f := range files {
-		dir, name := path.Split(f)
-		dir = strings.TrimSuffix(dir, "/")
-		r, ok := rank[name]
-		if !ok {
-			continue
-		}
-		prev, had := picked[dir]
-		switch {
-		case !had:
-			picked[dir] = f
-		case r < rank[path.Base(prev)]:
-			picked[dir], shadowed[dir] = f, prev
-		default:
-			if s, ok := shadowed[dir]; !ok || r < rank[path.Base(s)] {
-				shadowed[dir] = f
-			}
-		}
-	}
+	picked, shadowed := pickAgents(files, names)
 	dirs := make([]string, 0, len(picked))
 	for d := range picked {
 		dirs = append(dirs, d)
@@ -426,6 +398,133 @@ func agentsChains(files []string, names []string, read func(string) ([]byte, err
 		res.Message = strings.Join(msgs, "; ")
 		out = append(out, res)
 	}
+	return out, nil
+}
+
+// RepoRoot returns the nearest ancestor of dir (dir included) holding a
+// .git entry (a directory, or a file in linked worktrees and submodules):
+// the root Codex starts the AGENTS.md chain at, and where .ctxtrim.toml
+// lives. ok is false outside a repository.
+func RepoRoot(dir string) (root string, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", false
+	}
+	for d := abs; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
+}
+
+// pickAgents returns the file Codex picks in each directory ("" for the
+// root) that has one of names: the first candidate name that exists, even
+// if it is blank (then the directory contributes nothing); and the next
+// candidate, which Codex ignores (shadowed).
+func pickAgents(files, names []string) (picked, shadowed map[string]string) {
+	rank := map[string]int{}
+	for i, n := range names {
+		if _, dup := rank[n]; !dup && n != "" {
+			rank[n] = i
+		}
+	}
+	picked, shadowed = map[string]string{}, map[string]string{}
+	for _, f := range files {
+		dir, name := path.Split(f)
+		dir = strings.TrimSuffix(dir, "/")
+		r, ok := rank[name]
+		if !ok {
+			continue
+		}
+		prev, had := picked[dir]
+		switch {
+		case !had:
+			picked[dir] = f
+		case r < rank[path.Base(prev)]:
+			picked[dir], shadowed[dir] = f, prev
+		default:
+			if s, ok := shadowed[dir]; !ok || r < rank[path.Base(s)] {
+				shadowed[dir] = f
+			}
+		}
+	}
+	return picked, shadowed
+}
+
+// CodexChain is the AGENTS.md chain Codex loads when it runs in one
+// directory.
+type CodexChain struct {
+	// Files are the files Codex reads, root first (slash-separated,
+	// relative to the work tree root); blank files, which cost nothing,
+	// are left out.
+	Files []string
+	// Text is what Codex reads: the files joined by blank lines, cut at
+	// project_doc_max_bytes (the file crossing the limit is cut, the rest
+	// dropped). Empty when there is none or the docs are turned off.
+	Text string
+	// Bytes is the size of the files before the cut.
+	Bytes int
+}
+
+// Chain returns the AGENTS.md chain Codex loads when it runs in dir, a
+// directory of the work tree (or plain directory) rooted at root, with
+// cfg's project_doc_max_bytes and fallback file names (nil: Codex's
+// defaults). An unreadable file is an error here: the caller budgets for
+// the chain and cannot guess its size.
+func Chain(ctx context.Context, root, dir string, cfg *Config) (*CodexChain, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("agents chain: %s is not inside %s", dir, root)
+	}
+	rel = filepath.ToSlash(rel)
+	if rel == "." {
+		rel = ""
+	}
+	out := &CodexChain{}
+	maxBytes := cfg.projectDocMaxBytes()
+	if maxBytes == 0 {
+		return out, nil
+	}
+	names := append([]string{codexOverrideName, codexAgentsName}, cfg.ProjectDocFallbackFilenames...)
+	files, err := promptFiles(ctx, root, names, nil)
+	if err != nil {
+		return nil, err
+	}
+	picked, _ := pickAgents(files, names)
+	remaining := maxBytes
+	var parts []string
+	for _, a := range ancestors(rel) {
+		f, ok := picked[a]
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			return nil, fmt.Errorf("agents chain: %w", err)
+		}
+		if strings.TrimSpace(string(data)) == "" {
+			continue
+		}
+		out.Files = append(out.Files, f)
+		out.Bytes += len(data)
+		if remaining == 0 {
+			continue
+		}
+		if len(data) > remaining {
+			data = data[:remaining]
+		}
+		remaining -= len(data)
+		parts = append(parts, string(data))
+	}
+	out.Text = strings.Join(parts, codexDocJoin)
 	return out, nil
 }
 

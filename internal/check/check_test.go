@@ -377,3 +377,49 @@ func TestRepoFallbackNameIsLiteral(t *testing.T) {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 }
+
+// TestChain checks the AGENTS.md chain Codex loads in one directory: root
+// first, one file per directory (override, then AGENTS.md, then the
+// fallbacks), blank files skipped, the total cut at project_doc_max_bytes.
+func TestChain(t *testing.T) {
+	files := map[string]string{
+		"AGENTS.md":                 "root rules\n",
+		"svc/AGENTS.md":             "svc rules\n",
+		"svc/AGENTS.override.md":    "svc override\n",
+		"svc/api/CLAUDE.md":         "api via fallback\n",
+		"svc/api/v1/AGENTS.md":      "   \n",
+		"docs/AGENTS.md":            "docs rules\n",
+		"svc/api/v1/handlers/x.txt": "not a doc\n",
+	}
+	root := writeCheckTree(t, files)
+	for _, tc := range []struct {
+		name, dir string
+		cfg       Config
+		want      CodexChain
+	}{
+		{name: "root", dir: ".", want: CodexChain{Files: []string{"AGENTS.md"}, Text: "root rules\n", Bytes: 11}},
+		{name: "override wins", dir: "svc", want: CodexChain{Files: []string{"AGENTS.md", "svc/AGENTS.override.md"},
+			Text: "root rules\n\n\nsvc override\n", Bytes: 11 + 13}},
+		{name: "no fallback by default, blank skipped", dir: "svc/api/v1/handlers",
+			want: CodexChain{Files: []string{"AGENTS.md", "svc/AGENTS.override.md"}, Text: "root rules\n\n\nsvc override\n", Bytes: 24}},
+		{name: "fallback", dir: "svc/api/v1", cfg: Config{ProjectDocFallbackFilenames: []string{"CLAUDE.md"}},
+			want: CodexChain{Files: []string{"AGENTS.md", "svc/AGENTS.override.md", "svc/api/CLAUDE.md"},
+				Text: "root rules\n\n\nsvc override\n\n\napi via fallback\n", Bytes: 24 + 17}},
+		{name: "cut", dir: "svc", cfg: Config{ProjectDocMaxBytes: intPtr(15)},
+			want: CodexChain{Files: []string{"AGENTS.md", "svc/AGENTS.override.md"}, Text: "root rules\n\n\nsvc ", Bytes: 24}},
+		{name: "off", dir: "svc", cfg: Config{ProjectDocMaxBytes: intPtr(0)}, want: CodexChain{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Chain(context.Background(), root, filepath.Join(root, filepath.FromSlash(tc.dir)), &tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(&tc.want, got); diff != "" {
+				t.Errorf("Chain (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if _, err := Chain(context.Background(), root, t.TempDir(), nil); err == nil {
+		t.Error("a directory outside the root: want an error")
+	}
+}

@@ -9,6 +9,7 @@
 //
 //	ctxtrim [flags] [TASK...] < task   select repository context for a task (the main job)
 //	ctxtrim index [flags]              summarise the repository index
+//	ctxtrim mcp [flags]                serve the tools to a coding agent over MCP (stdio)
 //	ctxtrim history [flags] [FILE]     prune a conversation history to a budget
 //	ctxtrim split [flags] [FILE]       cut an oversized task into requests that each fit
 //	ctxtrim check [flags] [FILE...]    check agent prompt files against their budgets
@@ -69,6 +70,7 @@ func commandTable() []command {
 		{"fit", "trim text from stdin to the budget, keeping head and tail", runFit},
 		{"history", "prune a conversation (Chat, Responses, Anthropic, Codex rollout) to a budget", runHistory},
 		{"index", "index a repository and summarize files, languages, symbols, skips", runIndex},
+		{"mcp", "serve the tools to a coding agent over MCP (stdio): Codex, Claude Code, …", runMCP},
 		{"models", "list the model table: windows, max output, encodings", runModels},
 		{"proxy", "serve an HTTP proxy that fits every request of an agent to its model", runProxy},
 		{"select", "select repository context for a task, within a token budget (the default)", runSelect},

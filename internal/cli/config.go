@@ -247,20 +247,5 @@ func (c *config) table() (*budget.Table, error) {
 }
 
 // repoRoot returns the nearest ancestor of dir (dir included) holding a
-// .git entry (a directory, or a file in linked worktrees and submodules).
-func repoRoot(dir string) (string, bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", false
-	}
-	for d := abs; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d, true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return "", false
-		}
-		d = parent
-	}
-}
+// .git entry: check.RepoRoot, the one definition of the repository root.
+func repoRoot(dir string) (string, bool) { return check.RepoRoot(dir) }

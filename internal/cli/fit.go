@@ -32,15 +32,8 @@ func runFit(e *env, args []string) error {
 		return usageError(fmt.Errorf("fit reads stdin and takes no arguments, got %q (use: ctxtrim fit … < %[1]s)", pos[0]))
 	}
 	var opts budget.FitOptions
-	switch *keep {
-	case "both":
-		opts.Keep = budget.KeepBoth
-	case "head":
-		opts.Keep = budget.KeepHead
-	case "tail":
-		opts.Keep = budget.KeepTail
-	default:
-		return usageError(fmt.Errorf("-keep %q: want both, head or tail", *keep))
+	if opts.Keep, err = budget.ParseKeep(*keep); err != nil {
+		return usageError(fmt.Errorf("-keep %w", err))
 	}
 	c, limit, note, err := bf.resolve(".")
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/codex"
 )
 
 // maxTokens bounds every token quantity a user may pass: no model comes near
@@ -59,6 +60,7 @@ type budgetFlags struct {
 	margin    optInt
 	budget    optInt
 	fromError string
+	forClient string // -for CLIENT (select and split); see forcodex.go
 
 	// resolvedModel is the model named by -model, else by the
 	// configuration, as written; set by resolve and counter.
@@ -104,6 +106,7 @@ type budgetPlan struct {
 	limit   int    // the input token limit
 	note    string // "estimate: …", empty when the count is exact
 	table   *budget.Table
+	codex   *codex.Plan // the arithmetic of -for codex, nil otherwise
 }
 
 // resolve applies flags > config (.ctxtrim.toml at repoDir's repo root, then
@@ -138,6 +141,9 @@ func (b *budgetFlags) counter(repoDir string) (c budget.Counter, note string, er
 // so -reserve and -margin, which only shape a limit derived from a window,
 // cannot apply with it.
 func (b *budgetFlags) validate() error {
+	if err := b.validateFor(); err != nil {
+		return err
+	}
 	if !b.budget.set {
 		return nil
 	}
@@ -167,6 +173,9 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	table, err := cfg.table()
 	if err != nil {
 		return nil, err
+	}
+	if b.forClient != "" {
+		return b.planForCodex(table)
 	}
 	p := &budgetPlan{table: table}
 	var notes []string

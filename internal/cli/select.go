@@ -16,6 +16,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/codex"
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
@@ -28,7 +29,7 @@ left out, then the context, whose rendered size counted with the model's
 tokenizer is at most the budget. Always.
 
   echo "retry on 503 loses the request body" | ctxtrim -model gpt-5-codex > prompt.md
-  echo "..." | ctxtrim -budget 16000 | codex exec -
+  echo "..." | ctxtrim --for codex | codex exec -
   ctxtrim -format paths -budget 8000 "fix the flaky TestRetry"
 
 Exit status: 0 on success, 2 on a usage error, 5 when the task alone does
@@ -58,6 +59,7 @@ func runSelect(e *env, args []string) error {
 	fs := flag.NewFlagSet("select", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.register(fs)
+	bf.registerFor(fs)
 	repo := fs.String("C", ".", "repository (or directory) `DIR` to select from")
 	aliasFlag(fs, "repo", "C")
 	format := fs.String("format", "markdown", "output `FORMAT`: markdown, xml, json, or paths (one line per file shown, best first: path<TAB>start-end,…)")
@@ -97,6 +99,9 @@ func runSelect(e *env, args []string) error {
 		return usageError(fmt.Errorf("repo %s: not a directory", *repo))
 	}
 	plan, err := bf.plan(dir, true)
+	if errors.Is(err, codex.ErrNoRoom) {
+		return noFitError(err)
+	}
 	if err != nil {
 		return usageError(err)
 	}
@@ -139,12 +144,14 @@ func runSelect(e *env, args []string) error {
 	}
 	switch explain.mode {
 	case "text":
-		if l := plan.limits; l.Window > 0 {
+		if plan.codex != nil {
+			fmt.Fprintf(e.stderr, "for codex: %s\n", plan.codex)
+		} else if l := plan.limits; l.Window > 0 {
 			fmt.Fprintf(e.stderr, "window %d: reserve %d for the reply, margin %d, input budget %d\n", l.Window, l.Reserve, l.MarginTokens(), limit)
 		}
 		writeExplain(e.stderr, sel)
 	case "json":
-		writeExplainJSON(e.stderr, sel, plan.limits)
+		writeExplainJSON(e.stderr, sel, plan.limits, plan.codex)
 	}
 	if _, err := io.WriteString(e.stdout, sel.Text); err != nil {
 		return fmt.Errorf("write output: %w", err)
@@ -202,7 +209,7 @@ func orDash(s string) string {
 }
 
 // writeExplainJSON prints the selection's explanation as one JSON object.
-func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits) {
+func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits, forCodex *codex.Plan) {
 	type window struct {
 		Window  int `json:"window"`
 		Reserve int `json:"reserve"`
@@ -221,7 +228,8 @@ func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits) {
 		Candidates []slicer.Selected  `json:"left_out"`
 		Omitted    int                `json:"omitted"`
 		Redactions []slicer.Redaction `json:"redactions"`
-	}{win, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions}
+		ForCodex   *codex.Plan        `json:"for_codex,omitempty"`
+	}{win, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions, forCodex}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	enc.Encode(out)

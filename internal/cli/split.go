@@ -23,6 +23,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/ctxtrim/ctxtrim/internal/codex"
 	"github.com/ctxtrim/ctxtrim/slicer"
 	"github.com/ctxtrim/ctxtrim/split"
 )
@@ -78,6 +79,7 @@ func runSplit(e *env, args []string) error {
 	var f splitFlags
 	fs := flag.NewFlagSet("split", flag.ContinueOnError)
 	f.budgetFlags.register(fs)
+	f.budgetFlags.registerFor(fs)
 	fs.StringVar(&f.instructions, "instructions", "", "`FILE` of shared instructions, repeated in every part")
 	fs.StringVar(&f.diffRange, "diff", "", "split the diff between two commits: `REV..REV` (or REV...REV from the merge base)")
 	fs.BoolVar(&f.staged, "staged", false, "split the staged changes (HEAD to index)")
@@ -111,9 +113,16 @@ func runSplit(e *env, args []string) error {
 	if err := f.budgetFlags.validate(); err != nil {
 		return usageError(fmt.Errorf("split: %w", err))
 	}
-	c, limit, note, err := f.resolve(f.dir)
+	plan, err := f.plan(f.dir, true)
+	if errors.Is(err, codex.ErrNoRoom) {
+		return noFitError(fmt.Errorf("split: %w", err))
+	}
 	if err != nil {
 		return usageError(fmt.Errorf("split: %w", err))
+	}
+	c, limit, note := plan.counter, plan.limit, plan.note
+	if plan.codex != nil && f.verbose {
+		fmt.Fprintf(e.stderr, "ctxtrim: for codex: %s\n", plan.codex)
 	}
 	opts.Model = f.modelName()
 	if opts.Model == "" && opts.Format != split.Plain {

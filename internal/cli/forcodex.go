@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/check"
+	"github.com/ctxtrim/ctxtrim/internal/codex"
+)
+
+// registerFor adds -for to fs: select and split, whose output is one
+// request (or one per part).
+func (b *budgetFlags) registerFor(fs *flag.FlagSet) {
+	fs.StringVar(&b.forClient, "for", "", "size the budget for `CLIENT` (codex: the output piped into codex exec plus Codex's own prompt and AGENTS.md chain stay under the auto-compaction limit and window of CODEX_HOME/config.toml)")
+}
+
+// validateFor rejects -for with the flags that set the budget it derives.
+func (b *budgetFlags) validateFor() error {
+	switch b.forClient {
+	case "":
+		return nil
+	case "codex":
+	default:
+		return fmt.Errorf("unknown -for %q (known: codex)", b.forClient)
+	}
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"-budget", b.budget.set}, {"-window", b.window.set}, {"-reserve", b.reserve.set}, {"-margin", b.margin.set}, {"-from-error", b.fromError != ""}} {
+		if f.set {
+			return fmt.Errorf("-for codex derives the budget from Codex's config; %s contradicts it: drop one of them", f.name)
+		}
+	}
+	return nil
+}
+
+// planForCodex is plan for -for codex: the model Codex runs (-model, else
+// config.toml's, else Codex's default) counts the prompt (its tokenizer
+// from the table; o200k_base, exact, for an OpenAI model the table lacks;
+// -encoding if given), and the budget is codex.Budget's for Codex's config
+// and the AGENTS.md chain Codex loads in the working directory, where
+// codex exec runs.
+func (b *budgetFlags) planForCodex(table *budget.Table) (*budgetPlan, error) {
+	cc, err := codex.LoadConfig("")
+	if err != nil {
+		return nil, err
+	}
+	if b.model != "" {
+		cc.Model = b.model
+	}
+	if cc.Model == "" {
+		cc.Model = codex.DefaultModel
+	}
+	b.resolvedModel = cc.Model
+	p := &budgetPlan{table: table}
+	tableWindow := 0
+	m, err := table.Lookup(cc.Model)
+	switch {
+	case b.encoding != "":
+		c, err := budget.NewEncodingCounter(b.encoding)
+		if err != nil {
+			return nil, fmt.Errorf("-encoding: %w", err)
+		}
+		p.counter, p.factor, p.encName = c, 1, b.encoding
+	case err == nil:
+		c, err := m.Counter()
+		if err != nil {
+			return nil, err
+		}
+		p.counter, p.factor, p.encName = c, m.Factor, m.Encoding
+	case errors.Is(err, budget.ErrUnknownModel):
+		// Codex runs OpenAI models; o200k_base is their encoding.
+		c, err := budget.NewEncodingCounter(budget.O200kBase)
+		if err != nil {
+			return nil, err
+		}
+		p.counter, p.factor, p.encName = c, 1, budget.O200kBase
+	default:
+		return nil, err
+	}
+	if err == nil {
+		p.model, tableWindow = m, m.Window
+	} else {
+		p.model = budget.Model{Name: cc.Model}
+	}
+
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	root, ok := check.RepoRoot(wd)
+	if !ok {
+		root = wd
+	}
+	chain, err := check.Chain(context.Background(), root, wd, &check.Config{
+		ProjectDocMaxBytes: cc.ProjectDocMaxBytes, ProjectDocFallbackFilenames: cc.ProjectDocFallbackFilenames})
+	if err != nil {
+		return nil, err
+	}
+	agents := 0
+	if chain.Text != "" {
+		agents = p.counter.Count(chain.Text)
+	}
+	cp, err := codex.Budget(cc, agents, tableWindow)
+	if err != nil {
+		return nil, err
+	}
+	p.codex, p.limit, p.limits = cp, cp.Budget, budget.Limits{Window: cp.Window}
+	return p, nil
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/codex"
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+)
+
+// codexHome writes a CODEX_HOME with config and points the test at it.
+func codexHome(t *testing.T, config string) string {
+	t.Helper()
+	h := t.TempDir()
+	if err := os.WriteFile(filepath.Join(h, "config.toml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CODEX_HOME", h)
+	return h
+}
+
+// TestForCodex runs select and split with -for codex in a repository with
+// an AGENTS.md chain: the budget is codex.Budget's for the config read from
+// CODEX_HOME and the chain counted in the working directory.
+func TestForCodex(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	agents := "Run go test ./... before every commit.\n"
+	sub := "In svc/, keep handlers small and log every retry.\n"
+	dir := txtartest.Repo(t, txtar.Parse([]byte(selectRepo+"-- AGENTS.md --\n"+agents+"-- svc/AGENTS.md --\n"+sub+"-- svc/svc.go --\npackage svc\n")))
+	t.Chdir(filepath.Join(dir, "svc")) // where codex exec will run
+	codexHome(t, "model = \"gpt-5.5\"\nmodel_context_window = 32000\nmodel_auto_compact_token_limit = 24000\n")
+	c, err := budget.NewEncodingCounter(budget.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	window, compact := 32000, 24000
+	plan, err := codex.Budget(&codex.Config{Model: "gpt-5.5", ContextWindow: &window, AutoCompactLimit: &compact},
+		c.Count(agents+"\n\n"+sub), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"--for", "codex", "-C", dir, "-explain", "retry on 503 loses the request body"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	want := fmt.Sprintf("for codex: budget %d = min(window 32000 × 95%% = 30400", plan.Budget)
+	if !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), fmt.Sprintf("AGENTS.md %d", plan.Agents)) {
+		t.Errorf("-explain lacks %q and the AGENTS.md chain (%d):\n%s", want, plan.Agents, stderr.String())
+	}
+	if n := c.Count(stdout.String()); n > plan.Budget || !strings.Contains(stdout.String(), "retry/retry.go") {
+		t.Errorf("prompt of %d tokens (budget %d), or without retry/retry.go", n, plan.Budget)
+	}
+
+	// split: one part per codex exec, each within the same budget.
+	stdout.Reset()
+	stderr.Reset()
+	big := strings.Repeat("Paragraph about retries and request bodies that must not be lost.\n\n", 3000)
+	if code := Run([]string{"split", "--for", "codex", "-v"}, strings.NewReader(big), &stdout, &stderr); code != exitOK {
+		t.Fatalf("split: exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), fmt.Sprintf("for codex: budget %d", plan.Budget)) {
+		t.Errorf("split -v lacks the plan:\n%s", stderr.String())
+	}
+	for i, part := range strings.Split(stdout.String(), unescape(defaultDelimiter)) {
+		if n := c.Count(part); n > plan.Budget {
+			t.Errorf("part %d: %d tokens > %d", i+1, n, plan.Budget)
+		}
+	}
+}
+
+func TestForCodexErrors(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := txtartest.Repo(t, txtar.Parse([]byte(selectRepo)))
+	t.Chdir(dir)
+	for _, tc := range []struct {
+		name, config string
+		args         []string
+		code         int
+		stderr       string
+	}{
+		{"with -budget", "", []string{"--for", "codex", "-budget", "100", "retry"}, exitUsage, "-budget contradicts it"},
+		{"unknown client", "", []string{"--for", "claude", "retry"}, exitUsage, `unknown -for "claude" (known: codex)`},
+		{"no room", "model = \"gpt-5.5\"\nmodel_context_window = 8000\n", []string{"--for", "codex", "retry"}, exitNoFit, "no room for a prompt: budget -"},
+		{"malformed config", "model = = 1\n", []string{"--for", "codex", "retry"}, exitUsage, "config.toml:1:"},
+		{"unknown model, no window", "model = \"my-model\"\n", []string{"--for", "codex", "retry"}, exitUsage, "set model_context_window in"},
+		{"split with -window", "", []string{"split", "--for", "codex", "-window", "9000"}, exitUsage, "-window contradicts it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			codexHome(t, tc.config)
+			var stdout, stderr bytes.Buffer
+			code := Run(tc.args, strings.NewReader("text"), &stdout, &stderr)
+			if code != tc.code || !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("exit %d (want %d), stderr %q (want %q)", code, tc.code, stderr.String(), tc.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,107 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxtrim/ctxtrim/slicer"
+)
+
+// SelectInput is the input of select_context.
+type SelectInput struct {
+	Task   string `json:"task" jsonschema:"the task the context is for, as the user gave it: a bug report, a change to make, a failing test or stack trace; paths, identifiers and quoted strings in it steer the selection"`
+	Budget int    `json:"budget,omitempty" jsonschema:"tokens the whole result may take; default: what this client accepts (10000 for Codex, 20000 for Claude Code, 10000 otherwise); the result is also kept under the client's byte limit"`
+	Model  string `json:"model,omitempty" jsonschema:"model whose tokenizer counts the budget and whose context window bounds it, e.g. gpt-5.5 or claude-opus-5-5; default: the client's"`
+	Repo   string `json:"repo,omitempty" jsonschema:"repository directory, absolute or relative to the client's root; default: the client's root, else the server's working directory"`
+}
+
+// SelectOutput is the result of select_context.
+type SelectOutput struct {
+	Prompt       string         `json:"prompt" jsonschema:"the context as one markdown prompt: the task, a note on what was left out, then each file whole, as its relevant definitions (gaps marked) or as signatures"`
+	PromptTokens int            `json:"prompt_tokens" jsonschema:"exact tokens of prompt"`
+	Budget       int            `json:"budget" jsonschema:"the budget the whole result was held to"`
+	Repo         string         `json:"repo" jsonschema:"the repository's root"`
+	Files        []SelectedFile `json:"files" jsonschema:"the files in the prompt, best first"`
+	LeftOut      LeftOut        `json:"left_out" jsonschema:"what matched the task but is not in the prompt"`
+	Index        string         `json:"index" jsonschema:"built (first call on this repository), rebuilt (files changed since the last call) or reused"`
+}
+
+// SelectedFile is one file in a selection.
+type SelectedFile struct {
+	Path        string      `json:"path" jsonschema:"slash-separated, relative to repo"`
+	Granularity string      `json:"granularity" jsonschema:"whole, definitions (only ranges, the rest elided) or signatures (one line per definition)"`
+	Ranges      []LineRange `json:"ranges,omitempty" jsonschema:"the lines included, for definitions and whole files"`
+	Tokens      int         `json:"tokens" jsonschema:"tokens of the file's block in the prompt"`
+}
+
+// LineRange is an inclusive range of 1-based lines.
+type LineRange struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// LeftOut says what a selection left out.
+type LeftOut struct {
+	Files      int      `json:"files" jsonschema:"files that matched the task but did not fit the budget"`
+	Best       []string `json:"best,omitempty" jsonschema:"the best-ranked of them: ask again with a larger budget, or read them directly"`
+	Unreadable []string `json:"unreadable,omitempty" jsonschema:"files that could not be read, with the reason"`
+}
+
+const selectDescription = `Select the code a task needs from a repository, within a token budget: ranks every file for the task
+(names, identifiers and stack frames in it, the call graph, recent history), then packs the best into the
+budget whole, as their relevant definitions, or as signatures. Returns one markdown prompt to read instead
+of opening files one by one, and the structured selection: each file with its line ranges, and what was left
+out. The whole result stays within the budget, which defaults to what this client accepts (Codex keeps
+about 10,000 tokens of a tool result, Claude Code 25,000 tokens or 50,000 characters); pass a budget to ask
+for less, or for more when the client allows it. The first call on a repository indexes it (seconds on a
+large one); later calls reuse the index and refresh it when files change. Fails when the task alone exceeds
+the budget: then cut it with split_task.`
+
+func (s *Server) addSelect() {
+	addTool(s, &mcp.Tool{Name: "select_context", Title: "Select repository context", Description: selectDescription}, s.selectContext)
+}
+
+func (s *Server) selectContext(ctx context.Context, req *mcp.CallToolRequest, in SelectInput) (SelectOutput, string, error) {
+	task := strings.TrimSpace(in.Task)
+	if task == "" {
+		return SelectOutput{}, "", errors.New("no task: pass the task the context is for")
+	}
+	lim := s.clientLimit(req)
+	cn, err := s.counting(in.Model, "", lim)
+	if err != nil {
+		return SelectOutput{}, "", err
+	}
+	limit, err := budgetFor(in.Budget, cn, lim, 100)
+	if err != nil {
+		return SelectOutput{}, "", err
+	}
+	dir, err := s.repoDir(ctx, req, in.Repo)
+	if err != nil {
+		return SelectOutput{}, "", err
+	}
+	ix, state, err := s.ix.get(ctx, dir)
+	if err != nil {
+		return SelectOutput{}, "", err
+	}
+	out, _, err := fitResult(limit, lim.maxBytes, cn.c, func(b int) (SelectOutput, error) {
+		sel, err := selectFiles(ctx, ix, task, cn.c, b)
+		if err != nil {
+			if errors.Is(err, slicer.ErrTaskTooLarge) && b < limit {
+				return SelectOutput{}, fmt.Errorf("%w (the budget was lowered from %d to fit the result's JSON under the client's limit of %d bytes)", err, limit, lim.maxBytes)
+			}
+			return SelectOutput{}, err
+		}
+		return SelectOutput{
+			Prompt: sel.prompt, PromptTokens: sel.promptTokens, Budget: limit, Repo: ix.Root,
+			Files: sel.files, LeftOut: sel.leftOut, Index: state,
+		}, nil
+	})
+	if err != nil {
+		return SelectOutput{}, "", err
+	}
+	return out, out.Prompt, nil
+}

@@ -1,0 +1,56 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer"
+)
+
+// This file is the only one that reads slicer.Select's result: when the
+// selection gains its structured form (files with ranges), it changes here
+// alone.
+
+// maxBest is how many of the best files left out a selection names.
+const maxBest = 10
+
+// selection is what select_context needs of a slicer selection.
+type selection struct {
+	prompt       string // the rendered markdown prompt
+	promptTokens int    // its exact count
+	files        []SelectedFile
+	leftOut      LeftOut
+}
+
+// selectFiles runs the selection over ix for task within b tokens of c.
+func selectFiles(ctx context.Context, ix *slicer.Index, task string, c budget.Counter, b int) (*selection, error) {
+	// Explain keeps the best unselected candidates, which left_out names.
+	sel, err := slicer.Select(ctx, ix, task, c, &slicer.SelectOptions{Budget: b, Explain: true})
+	if err != nil {
+		return nil, err
+	}
+	out := &selection{prompt: sel.Text, promptTokens: sel.Tokens, files: []SelectedFile{}, leftOut: LeftOut{Files: sel.Omitted}}
+	add := func(s slicer.Selected) {
+		f := SelectedFile{Path: s.Path, Granularity: string(s.Granularity), Tokens: s.Tokens}
+		for _, r := range s.Ranges {
+			f.Ranges = append(f.Ranges, LineRange{Start: r.Start, End: r.End})
+		}
+		out.files = append(out.files, f)
+	}
+	for _, s := range sel.Files {
+		add(s)
+	}
+	for _, s := range sel.Map {
+		add(s)
+	}
+	for _, s := range sel.Candidates {
+		if len(out.leftOut.Best) == maxBest {
+			break
+		}
+		out.leftOut.Best = append(out.leftOut.Best, s.Path)
+	}
+	for _, s := range sel.Skipped {
+		out.leftOut.Unreadable = append(out.leftOut.Unreadable, s.Path+": "+s.Reason)
+	}
+	return out, nil
+}
