@@ -53,7 +53,7 @@ type selectResult struct {
 
 // checkSelectResult decodes a select_context result as the model received
 // it (JSON) and checks it against the budget asked for: its tokens
-// (o200k_base, what both stubs count) at most budget, retry/retry.go first.
+// (o200k_base) at most budget, retry/retry.go first.
 func checkSelectResult(t *testing.T, what, js string, budgetTokens int, c budget.Counter) selectResult {
 	t.Helper()
 	var out selectResult

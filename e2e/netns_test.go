@@ -8,13 +8,10 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctxtrim/ctxtrim/budget"
 )
 
 // The test binary re-executes itself inside a new network namespace
@@ -52,19 +49,15 @@ func netnsHelper(args []string) int {
 		return fail(err)
 	}
 	defer logf.Close()
-	c, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		return fail(err)
-	}
 	ln, err := net.Listen("tcp", os.Getenv(stubAddrEnv))
 	if err != nil {
 		return fail(err)
 	}
-	h, err := stubHandler(window, c, logf)
+	stub, err := newStub(window, logf)
 	if err != nil {
 		return fail(err)
 	}
-	srv := &http.Server{Handler: h}
+	srv := &http.Server{Handler: stub}
 	go srv.Serve(ln)
 	defer srv.Shutdown(context.Background())
 
@@ -133,5 +126,3 @@ func (n *netns) run(t *testing.T, timeout time.Duration, dir string, env []strin
 func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
-
-var _ = filepath.Join

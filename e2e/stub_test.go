@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,27 +16,89 @@ import (
 	"github.com/ctxtrim/ctxtrim/budget"
 )
 
-// stubServer is a minimal OpenAI-compatible model server speaking the
+// stubServer is the model server the tests run their clients against, on
+// the namespace's loopback. It speaks the two APIs the clients use: the
 // Responses API the way Codex uses it (POST …/responses with stream=true,
-// answered with server-sent events). It enforces a context window: a request
-// whose input counts more than window tokens gets the real overflow error
-// (HTTP 400, code context_length_exceeded). Every request is logged as one
-// JSON line, so tests can measure what Codex sent.
+// answered with server-sent events; serveResponses) and Anthropic's
+// Messages API the way Claude Code uses it (stub_messages_test.go). It
+// enforces a context window, per model if stubModelsEnv says so, with the
+// provider's own overflow errors; it can play a model that calls tools
+// (stubScriptEnv); every request is logged as one JSON line (stubRecord),
+// so tests can measure what the client sent.
 //
-// Token counting: o200k_base over the text the model would read —
-// instructions, every input item's text (message content, function call
-// arguments and outputs, reasoning summaries) and the tool definitions as
-// JSON (the request's "tools", or the "additional_tools" input item newer
-// Codex models get) — plus a per-item overhead of stubItemOverhead tokens, like OpenAI's
-// per-message overhead.
+// Token counting, for the Responses API: o200k_base over the text the
+// model would read — instructions, every input item's text (message
+// content, function call arguments and outputs, reasoning summaries) and
+// the tool definitions as JSON (the request's "tools", or the
+// "additional_tools" input item newer Codex models get) — plus a per-item
+// overhead of stubItemOverhead tokens, like OpenAI's per-message overhead.
 type stubServer struct {
-	window  int
-	counter budget.Counter
-	script  []stubTurn // replies to the first requests, in order
-	mu      sync.Mutex
-	log     io.Writer
-	n       atomic.Int64
-	toolN   atomic.Int64 // Messages requests that offer tools
+	window   int             // the window of a model models does not name
+	models   map[string]int  // windows per model (stubModelsEnv)
+	capacity map[string]bool // models answered "at capacity" (stubModelsEnv)
+	counter  budget.Counter  // o200k_base, for the Responses API
+	claude   budget.Counter  // the claude family's estimate, for the Messages API
+	script   []stubTurn      // replies to the first requests, in order
+	mu       sync.Mutex      // serialises log lines
+	log      io.Writer
+	n        atomic.Int64 // requests, numbering records and dumps
+	toolN    atomic.Int64 // Messages requests that offer tools
+}
+
+// stubModelsEnv gives the stub a behaviour per model, for the proxy tests:
+// "MODEL=WINDOW" serves the model with that window, "MODEL=capacity"
+// answers it on the Responses API with the capacity error Codex's backend
+// sends (HTTP 503, "Selected model is at capacity"); several are separated
+// by ";". A model not listed gets the stub's window.
+const stubModelsEnv = "CTXTRIM_E2E_STUB_MODELS"
+
+// newStub returns the stub netnsHelper serves: window tokens for every
+// model stubModelsEnv does not name, the script of stubScriptEnv, records
+// logged to log.
+func newStub(window int, log io.Writer) (*stubServer, error) {
+	c, err := budget.NewEncodingCounter(budget.O200kBase)
+	if err != nil {
+		return nil, err
+	}
+	// Claude's tokenizer is not public: the stub counts as ctxtrim
+	// estimates it (o200k_base × the claude family's factor), so that its
+	// window means what the proxy's table means.
+	cc, err := budget.NewCounter("claude-sonnet-4-5")
+	if err != nil {
+		return nil, err
+	}
+	script, err := loadStubScript()
+	if err != nil {
+		return nil, err
+	}
+	s := &stubServer{window: window, models: map[string]int{}, capacity: map[string]bool{},
+		counter: c, claude: cc, script: script, log: log}
+	if spec := os.Getenv(stubModelsEnv); spec != "" {
+		for _, kv := range strings.Split(spec, ";") {
+			model, v, ok := strings.Cut(kv, "=")
+			if !ok {
+				return nil, fmt.Errorf("%s: %q: want MODEL=WINDOW or MODEL=capacity", stubModelsEnv, kv)
+			}
+			if v == "capacity" {
+				s.capacity[model] = true
+				continue
+			}
+			w, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %q: %v", stubModelsEnv, kv, err)
+			}
+			s.models[model] = w
+		}
+	}
+	return s, nil
+}
+
+// windowOf is the window the stub serves model with.
+func (s *stubServer) windowOf(model string) int {
+	if w, ok := s.models[model]; ok {
+		return w
+	}
+	return s.window
 }
 
 // stubScriptEnv names a JSON file holding a []stubTurn: the stub's replies
@@ -116,9 +179,16 @@ type stubItemInfo struct {
 	Type   string `json:"type"`
 	Role   string `json:"role,omitempty"`
 	Tokens int    `json:"tokens"`
-	Head   string `json:"head"` // first 80 chars of its text
+	Head   string `json:"head"` // first 80 bytes of its text
 }
 
+// newItemInfo describes an item of text counted as n tokens.
+func newItemInfo(typ, role, text string, n int) stubItemInfo {
+	return stubItemInfo{Type: typ, Role: role, Tokens: n, Head: text[:min(len(text), 80)]}
+}
+
+// ServeHTTP numbers, dumps and logs every request, and hands it to the API
+// its path names.
 func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rec := stubRecord{N: s.n.Add(1), Path: r.URL.Path, BodyBytes: len(body)}
@@ -134,15 +204,23 @@ func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(rec)
 		fmt.Fprintf(s.log, "%s\n", b)
 	}()
-	if r.Method == http.MethodPost && strings.HasPrefix(r.URL.Path, "/v1/messages") {
+	p := strings.TrimSuffix(r.URL.Path, "/")
+	switch {
+	case r.Method == http.MethodPost && (p == "/v1/messages" || p == "/v1/messages/count_tokens"):
 		s.serveMessages(w, r, body, &rec)
-		return
-	}
-	if r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, "/responses") {
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/responses"):
+		s.serveResponses(w, body, &rec)
+	default:
 		rec.Status = http.StatusNotFound
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
-		return
 	}
+}
+
+// serveResponses answers the Responses API: the capacity error for a model
+// stubModelsEnv says is at capacity, the overflow error for an input over
+// the model's window, else the scripted tool call or a text that says what
+// the stub counted.
+func (s *stubServer) serveResponses(w http.ResponseWriter, body []byte, rec *stubRecord) {
 	var req struct {
 		Model        string            `json:"model"`
 		Instructions string            `json:"instructions"`
@@ -155,6 +233,14 @@ func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Model = req.Model
+	if s.capacity[req.Model] {
+		rec.Status = http.StatusServiceUnavailable
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		io.WriteString(w, `{"error":{"message":"Selected model is at capacity. Please try a different model.","type":"server_error","code":"server_is_overloaded"}}`)
+		return
+	}
+	window := s.windowOf(req.Model)
 	rec.InstructionsTokens = s.counter.Count(req.Instructions)
 	rec.Tools = len(req.Tools)
 	for _, t := range req.Tools {
@@ -169,16 +255,16 @@ func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rec.LastUserText = it.text
 		}
 	}
-	if rec.Tokens > s.window {
+	if rec.Tokens > window {
 		rec.Status = http.StatusBadRequest
 		writeAPIError(w, http.StatusBadRequest, "context_length_exceeded", fmt.Sprintf(
 			"This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.",
-			s.window, rec.Tokens))
+			window, rec.Tokens))
 		return
 	}
 	rec.Status = http.StatusOK
 	id := fmt.Sprintf("resp_%d", rec.N)
-	reply := fmt.Sprintf("STUB-OK: request %d had %d input tokens of %d.", rec.N, rec.Tokens, s.window)
+	reply := fmt.Sprintf("STUB-OK: request %d had %d input tokens of %d.", rec.N, rec.Tokens, window)
 	if strings.Contains(rec.LastUserText, "CONTEXT CHECKPOINT") || strings.Contains(req.Instructions, "CONTEXT CHECKPOINT") {
 		reply = "Summary: the user asked questions about a large context; all were answered."
 	}
@@ -256,14 +342,7 @@ func itemInfo(raw json.RawMessage, c budget.Counter) itemResult {
 	}
 	parts = append(parts, it.Arguments, it.Input, it.Name, it.EncryptedContent, string(it.Tools))
 	text := strings.Join(parts, "")
-	head := text
-	if len(head) > 80 {
-		head = head[:80]
-	}
-	return itemResult{
-		info: stubItemInfo{Type: it.Type, Role: it.Role, Tokens: c.Count(text) + stubItemOverhead, Head: head},
-		text: text,
-	}
+	return itemResult{info: newItemInfo(it.Type, it.Role, text, c.Count(text)+stubItemOverhead), text: text}
 }
 
 // textOf returns the texts of a content value: a string, or an array of
@@ -397,139 +476,4 @@ func responsesToolCall(turn *stubTurn, n int64, tools, input []json.RawMessage) 
 		item["namespace"] = namespace
 	}
 	return item
-}
-
-// serveMessages answers the Anthropic Messages API the way Claude Code
-// uses it (POST /v1/messages, streamed; /v1/messages/count_tokens): with
-// the scripted tool calls, then text. Token counts are the stub's o200k
-// counts of the request body's text, which is all Claude Code compares
-// with its limits.
-func (s *stubServer) serveMessages(w http.ResponseWriter, r *http.Request, body []byte, rec *stubRecord) {
-	var req struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		System   json.RawMessage
-		Tools    []json.RawMessage `json:"tools"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
-		rec.Status = http.StatusBadRequest
-		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad JSON"}}`, http.StatusBadRequest)
-		return
-	}
-	rec.Model = req.Model
-	rec.Tools = len(req.Tools)
-	rec.Tokens = s.counter.Count(string(body))
-	rec.Status = http.StatusOK
-	if strings.HasSuffix(r.URL.Path, "/count_tokens") {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"input_tokens":%d}`, rec.Tokens)
-		return
-	}
-	for _, m := range req.Messages {
-		it := stubItemInfo{Type: "message", Role: m.Role}
-		texts := anthropicTexts(m.Content)
-		text := strings.Join(texts, "")
-		it.Tokens = s.counter.Count(text) + stubItemOverhead
-		it.Head = text[:min(len(text), 80)]
-		rec.Items = append(rec.Items, it)
-		if m.Role == "user" && len(texts) > 0 {
-			rec.LastUserText = texts[len(texts)-1]
-		}
-	}
-	// A request without tools is one of Claude Code's side requests (a
-	// title, a summary): it gets text, and does not use up the script.
-	var block map[string]any
-	stop := "end_turn"
-	if turn := s.turn(s.toolRequest(len(req.Tools) > 0)); turn != nil {
-		name, input := turn.Call, turn.Arguments
-		if turn.ToolSearch != "" {
-			name, input = "ToolSearch", json.RawMessage(fmt.Sprintf(`{"query":%q,"max_results":5}`, turn.ToolSearch))
-		} else {
-			for _, raw := range req.Tools {
-				var t struct {
-					Name string `json:"name"`
-				}
-				if json.Unmarshal(raw, &t) == nil && strings.HasSuffix(t.Name, turn.Call) {
-					name = t.Name
-				}
-			}
-		}
-		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%02d", rec.N), "name": name, "input": input}
-		stop = "tool_use"
-		rec.Reply = "tool_use " + name
-	} else {
-		block = map[string]any{"type": "text", "text": fmt.Sprintf("STUB-OK: request %d had %d tokens.", rec.N, rec.Tokens)}
-	}
-	id := fmt.Sprintf("msg_%d", rec.N)
-	usage := map[string]any{"input_tokens": rec.Tokens, "output_tokens": 10}
-	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		b, _ := json.Marshal(map[string]any{"id": id, "type": "message", "role": "assistant", "model": req.Model,
-			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
-		w.Write(b)
-		return
-	}
-	start, delta := map[string]any{"type": "text", "text": ""}, map[string]any{"type": "text_delta", "text": block["text"]}
-	if block["type"] == "tool_use" {
-		start = map[string]any{"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}
-		b, _ := json.Marshal(block["input"])
-		delta = map[string]any{"type": "input_json_delta", "partial_json": string(b)}
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.WriteHeader(http.StatusOK)
-	bw := bufio.NewWriter(w)
-	for _, ev := range []map[string]any{
-		{"type": "message_start", "message": map[string]any{"id": id, "type": "message", "role": "assistant", "model": req.Model,
-			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}},
-		{"type": "content_block_start", "index": 0, "content_block": start},
-		{"type": "content_block_delta", "index": 0, "delta": delta},
-		{"type": "content_block_stop", "index": 0},
-		{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 10}},
-		{"type": "message_stop"},
-	} {
-		b, _ := json.Marshal(ev)
-		fmt.Fprintf(bw, "event: %s\ndata: %s\n\n", ev["type"], b)
-	}
-	bw.Flush()
-}
-
-// toolRequest numbers the Messages requests that offer tools (the main
-// conversation), for the script: it returns the number of this one, or 0
-// for a side request without tools.
-func (s *stubServer) toolRequest(hasTools bool) int64 {
-	if !hasTools {
-		return 0
-	}
-	return s.toolN.Add(1)
-}
-
-// anthropicTexts returns the texts of a Messages content value: a string,
-// or blocks with "text", or tool_result blocks whose content is either.
-func anthropicTexts(raw json.RawMessage) []string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return []string{s}
-	}
-	var blocks []struct {
-		Type    string          `json:"type"`
-		Text    string          `json:"text"`
-		Content json.RawMessage `json:"content"`
-	}
-	if json.Unmarshal(raw, &blocks) != nil {
-		return nil
-	}
-	var out []string
-	for _, b := range blocks {
-		switch {
-		case b.Type == "tool_result" && len(b.Content) > 0:
-			out = append(out, anthropicTexts(b.Content)...)
-		case b.Text != "":
-			out = append(out, b.Text)
-		}
-	}
-	return out
 }

@@ -1,0 +1,181 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// serveMessages answers Anthropic's Messages API the way Claude Code uses
+// it: POST /v1/messages (?beta=true), streamed with server-sent events or
+// not, and POST /v1/messages/count_tokens. It enforces the model's window
+// as Anthropic does: an input over the window gets "prompt is too long: N
+// tokens > W maximum", an input that fits but leaves less than max_tokens
+// gets "input length and `max_tokens` exceed context limit: …" (from which
+// Claude Code recovers by itself, lowering max_tokens). Otherwise it
+// answers with the next scripted tool call, counted among the requests
+// that offer tools (a request without tools is one of Claude Code's side
+// requests, a title or a summary, and does not use up the script), or with
+// a text that says what the stub counted.
+//
+// Token counting: the claude estimate over the system prompt, every
+// message's texts (anthropicTexts) and the tool definitions as JSON, plus
+// stubItemOverhead per message.
+func (s *stubServer) serveMessages(w http.ResponseWriter, r *http.Request, body []byte, rec *stubRecord) {
+	var req struct {
+		Model     string          `json:"model"`
+		MaxTokens int             `json:"max_tokens"`
+		Stream    bool            `json:"stream"`
+		System    json.RawMessage `json:"system"`
+		Messages  []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		rec.Status = http.StatusBadRequest
+		anthropicError(w, http.StatusBadRequest, "could not parse the JSON body: "+err.Error())
+		return
+	}
+	rec.Model, rec.Tools = req.Model, len(req.Tools)
+	rec.InstructionsTokens = s.claude.Count(strings.Join(anthropicTexts(req.System), ""))
+	for _, t := range req.Tools {
+		rec.ToolsTokens += s.claude.Count(string(t))
+	}
+	rec.Tokens = rec.InstructionsTokens + rec.ToolsTokens
+	for _, m := range req.Messages {
+		text := strings.Join(anthropicTexts(m.Content), "")
+		it := newItemInfo("message", m.Role, text, s.claude.Count(text)+stubItemOverhead)
+		rec.Items = append(rec.Items, it)
+		rec.Tokens += it.Tokens
+		if m.Role == "user" {
+			rec.LastUserText = text
+		}
+	}
+	rec.Status = http.StatusOK
+	if strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/count_tokens") {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"input_tokens":%d}`, rec.Tokens)
+		return
+	}
+	window := s.windowOf(req.Model)
+	if rec.Tokens > window {
+		rec.Status = http.StatusBadRequest
+		anthropicError(w, http.StatusBadRequest, fmt.Sprintf("prompt is too long: %d tokens > %d maximum", rec.Tokens, window))
+		return
+	}
+	if rec.Tokens+req.MaxTokens > window {
+		rec.Status = http.StatusBadRequest
+		anthropicError(w, http.StatusBadRequest, fmt.Sprintf("input length and `max_tokens` exceed context limit: %d + %d > %d, decrease input length or `max_tokens` and try again", rec.Tokens, req.MaxTokens, window))
+		return
+	}
+
+	reply := fmt.Sprintf("STUB-OK: request %d had %d input tokens of %d.", rec.N, rec.Tokens, window)
+	block := map[string]any{"type": "text", "text": reply}
+	stop, out := "end_turn", s.claude.Count(reply)
+	if len(req.Tools) > 0 {
+		if turn := s.turn(s.toolN.Add(1)); turn != nil {
+			name, input := messagesToolCall(turn, req.Tools)
+			block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%02d", rec.N), "name": name, "input": input}
+			stop, out = "tool_use", s.claude.Count(string(input))
+			rec.Reply = "tool_use " + name
+		}
+	}
+	id := fmt.Sprintf("msg_%d", rec.N)
+	usage := map[string]any{"input_tokens": rec.Tokens, "output_tokens": out}
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		b, _ := json.Marshal(map[string]any{"id": id, "type": "message", "role": "assistant", "model": req.Model,
+			"content": []any{block}, "stop_reason": stop, "stop_sequence": nil, "usage": usage})
+		w.Write(b)
+		return
+	}
+	start, delta := map[string]any{"type": "text", "text": ""}, map[string]any{"type": "text_delta", "text": reply}
+	if block["type"] == "tool_use" {
+		start = map[string]any{"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}
+		delta = map[string]any{"type": "input_json_delta", "partial_json": string(block["input"].(json.RawMessage))}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	for _, ev := range []map[string]any{
+		{"type": "message_start", "message": map[string]any{"id": id, "type": "message", "role": "assistant", "model": req.Model,
+			"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": rec.Tokens, "output_tokens": 1}}},
+		{"type": "content_block_start", "index": 0, "content_block": start},
+		{"type": "content_block_delta", "index": 0, "delta": delta},
+		{"type": "content_block_stop", "index": 0},
+		{"type": "message_delta", "delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": out}},
+		{"type": "message_stop"},
+	} {
+		b, _ := json.Marshal(ev)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev["type"], b)
+		if fl != nil {
+			fl.Flush() // event by event, as Anthropic streams
+		}
+	}
+}
+
+// messagesToolCall is the tool name and input of what turn says to call:
+// Claude Code's ToolSearch for the query, or the offered tool whose name
+// ends with turn.Call (Claude Code names MCP tools mcp__<server>__<tool>).
+func messagesToolCall(turn *stubTurn, tools []json.RawMessage) (string, json.RawMessage) {
+	if turn.ToolSearch != "" {
+		q, _ := json.Marshal(turn.ToolSearch)
+		return "ToolSearch", json.RawMessage(fmt.Sprintf(`{"query":%s,"max_results":5}`, q))
+	}
+	name := turn.Call
+	for _, raw := range tools {
+		var t struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(raw, &t) == nil && strings.HasSuffix(t.Name, turn.Call) {
+			name = t.Name
+		}
+	}
+	input := turn.Arguments
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	return name, input
+}
+
+// anthropicTexts returns the texts of a Messages content value as the
+// model reads them: a string, or blocks' text and thinking, a tool call's
+// input (as JSON) and a tool result's content (a string or blocks).
+func anthropicTexts(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return []string{s}
+	}
+	var blocks []struct {
+		Text     string          `json:"text"`
+		Thinking string          `json:"thinking"`
+		Input    json.RawMessage `json:"input"`
+		Content  json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(raw, &blocks) != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range blocks {
+		for _, t := range []string{b.Text, b.Thinking, string(b.Input)} {
+			if t != "" {
+				out = append(out, t)
+			}
+		}
+		out = append(out, anthropicTexts(b.Content)...)
+	}
+	return out
+}
+
+func anthropicError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": msg}})
+	w.Write(b)
+}
