@@ -1,50 +1,14 @@
 package e2e
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/ctxtrim/ctxtrim/budget"
 )
-
-// claudeVersion pins the Claude Code CLI the tests run (npm
-// @anthropic-ai/claude-code). Its package asks for Node.js 22, but the CLI
-// is the native binary of @anthropic-ai/claude-code-linux-x64, which npm
-// installs beside it as an optional dependency and which runs whatever the
-// Node.js version.
-const claudeVersion = "2.1.332"
-
-var (
-	claudeOnce sync.Once
-	claudePath string
-	claudeSkip string
-)
-
-// needClaude installs @anthropic-ai/claude-code@claudeVersion with npm into
-// the run's scratch directory and returns the claude executable; it skips
-// when npm is missing, the install fails, or the CLI does not start.
-func needClaude(t *testing.T) string {
-	t.Helper()
-	claudeOnce.Do(func() {
-		claudePath, claudeSkip = npmInstall(t, "@anthropic-ai/claude-code@"+claudeVersion, "claude")
-		if claudeSkip != "" {
-			return
-		}
-		if v := runCmd(t, time.Minute, "", []string{"HOME=" + t.TempDir()}, "", claudePath, "--version"); v.code != 0 || !strings.Contains(v.stdout, claudeVersion) {
-			claudeSkip = fmt.Sprintf("claude --version does not run here: %s", v)
-		}
-	})
-	if claudeSkip != "" {
-		t.Skip(claudeSkip)
-	}
-	return claudePath
-}
 
 var claudeSessionRE = regexp.MustCompile(`"session_id":"([0-9a-f-]{36})"`)
 
@@ -59,20 +23,7 @@ var claudeSessionRE = regexp.MustCompile(`"session_id":"([0-9a-f-]{36})"`)
 // turn succeeds, and Claude Code's transcript on disk keeps the whole
 // history.
 func TestClaudeProxySession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
-	ns := needNetns(t)
-	claude := needClaude(t)
-	ctxtrim := ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "proxy", "-h"); r.code != 0 {
-		t.Skipf("ctxtrim proxy has not landed: %s", r)
-	}
-	counter, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns, claude, ctxtrim, counter := startClientTest(t, claudeCLI)
 	const window, model = 120000, "claude-sonnet-4-5"
 	m, err := budget.Lookup(model)
 	if err != nil {
@@ -93,9 +44,7 @@ func TestClaudeProxySession(t *testing.T) {
 		if direct {
 			base = "http://" + stubAddr
 		}
-		env := []string{"HOME=" + home, "ANTHROPIC_BASE_URL=" + base, "ANTHROPIC_API_KEY=" + proxyKey,
-			"DISABLE_TELEMETRY=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "NO_COLOR=1"}
-		runner := &codexRunner{ns: ns, work: t.TempDir(), env: env, window: window, logDir: t.TempDir()}
+		runner := &clientRunner{ns: ns, work: t.TempDir(), env: claudeEnv(home, base, proxyKey), window: window, logDir: t.TempDir()}
 		logPath := filepath.Join(t.TempDir(), "proxy.log")
 		wrap := func(cmd string) string {
 			if direct {

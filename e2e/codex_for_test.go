@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctxtrim/ctxtrim/budget"
 )
 
 // TestCodexForCodex pipes "ctxtrim --for codex" into "codex exec -" in a
@@ -16,33 +14,16 @@ import (
 // without a compaction; "-budget <window>" (the hand arithmetic left out)
 // fails.
 func TestCodexForCodex(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
-	ns := needNetns(t)
-	codex := needCodex(t)
-	ctxtrim := ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "help", "select"); r.code != 0 || !strings.Contains(r.stdout, "-for CLIENT") {
-		t.Skipf("ctxtrim --for has not landed: %s", r)
-	}
-	counter, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work, git := gitRepo(t)
-	writeBigRepo(t, work, 30)
+	ns, codex, ctxtrim, counter := startClientTest(t, codexCLI)
 	// About 2,000 tokens of instructions, which Codex sends with the first turn.
 	var agents strings.Builder
 	for i := 0; counter.Count(agents.String()) < 2000; i++ {
 		fmt.Fprintf(&agents, "- Rule %d: retried requests must resend the body, and every backoff is logged with its attempt number.\n", i)
 	}
-	writeFiles(t, work, map[string]string{"AGENTS.md": agents.String()})
-	git("add", ".")
-	git("commit", "-q", "-m", "shop")
-	home := codexHome(t, codexModel, codexWindow, codexAutoCompact)
+	work := shopRepo(t, map[string]string{"AGENTS.md": agents.String()})
+	home := codexHome(t, codexDefault)
 	env := codexEnv(home)
-	runner := &codexRunner{ns: ns, work: work, env: env, window: codexWindow, logDir: t.TempDir()}
+	runner := &clientRunner{ns: ns, work: work, env: env, window: codexWindow, logDir: t.TempDir()}
 	q := shellQuote
 	task := "retry.Do drops the request body after the first attempt; fix it."
 

@@ -56,10 +56,7 @@ type resumeCase struct {
 // CTXTRIM_E2E_ROLLOUT and CTXTRIM_E2E_BUDGET add a case for any rollout
 // (scripts/history-codex-resume.sh runs it; -v lists what Codex sent).
 func TestCodexResumePruned(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
+	ns, codex, ctxtrim, _ := startClientTest(t, codexCLI)
 	transcripts := filepath.Join(checkoutRoot(t), "history", "testdata", "transcripts")
 	cases := []resumeCase{
 		{name: "dropped turns with the notice", rollout: filepath.Join(transcripts, "codex-0.169-multiturn.jsonl"), budget: 6000, dropped: true, masked: true},
@@ -72,12 +69,6 @@ func TestCodexResumePruned(t *testing.T) {
 			t.Fatalf("CTXTRIM_E2E_BUDGET: %v", err)
 		}
 		cases = []resumeCase{{name: "CTXTRIM_E2E_ROLLOUT", rollout: p, budget: b, custom: true}}
-	}
-	ns := needNetns(t)
-	codex := needCodex(t)
-	ctxtrim := ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "history", "-h"); r.code != 0 {
-		t.Skipf("ctxtrim history has not landed: %s", r)
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,9 +98,9 @@ func TestCodexResumePruned(t *testing.T) {
 				t.Fatalf("the case wants dropped turns %v and a compaction %v; got %d dropped, compaction %v", tc.dropped, tc.compacted, dropped, compacted)
 			}
 
-			home := codexHome(t, codexModel, 1<<20, 1<<20)
+			home := codexHome(t, codexConfig{model: codexModel, window: 1 << 20, autoCompact: 1 << 20})
 			session, rolloutPath := installRollout(t, home, original)
-			runner := &codexRunner{ns: ns, work: t.TempDir(), env: codexEnv(home), window: 1 << 30, logDir: t.TempDir()}
+			runner := &clientRunner{ns: ns, work: t.TempDir(), env: codexEnv(home), window: 1 << 30, logDir: t.TempDir()}
 			resume := shellQuote(codex) + " exec --skip-git-repo-check resume " + session + " 'What next?' </dev/null"
 
 			// 1. Unpruned, against an unlimited stub: the request Codex makes.
@@ -135,7 +126,7 @@ func TestCodexResumePruned(t *testing.T) {
 			// 3. Pruned, against the window, which Codex now knows too
 			// (auto-compaction only beyond it, so that the one request
 			// sent is the pruned history).
-			writeCodexConfig(t, home, codexModel, runner.window, runner.window)
+			writeCodexConfig(t, home, codexConfig{model: codexModel, window: runner.window, autoCompact: runner.window})
 			if err := os.WriteFile(rolloutPath, []byte(pruned), 0o644); err != nil {
 				t.Fatal(err)
 			}

@@ -4,73 +4,46 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/ctxtrim/ctxtrim/budget"
 )
 
-// codexVersion pins the Codex CLI the tests run (npm @openai/codex).
-const codexVersion = "0.171.0"
-
-var (
-	codexOnce sync.Once
-	codexPath string
-	codexSkip string
-)
-
-// needCodex installs @openai/codex@codexVersion with npm into the run's
-// scratch directory (npm's download cache is kept across runs in the
-// system temp directory) and returns the codex executable; it skips when npm
-// is missing or the install fails.
-func needCodex(t *testing.T) string {
-	t.Helper()
-	codexOnce.Do(func() {
-		codexPath, codexSkip = npmInstall(t, "@openai/codex@"+codexVersion, "codex")
-	})
-	if codexSkip != "" {
-		t.Skip(codexSkip)
-	}
-	return codexPath
+// codexConfig is what a CODEX_HOME's config.toml says: the model, with
+// the context window and auto-compaction limit Codex is told, served by one
+// provider.
+type codexConfig struct {
+	model               string
+	window, autoCompact int
+	provider            string // the provider's address; "" is the stub's, stubAddr
+	extra               string // TOML appended (an [mcp_servers] table)
 }
 
-// npmInstall installs pkg (name@version) with npm into a directory of the
-// run's scratch directory of its own and returns the path of its
-// executable bin, or why it cannot (npm missing, the install failing).
-func npmInstall(t *testing.T, pkg, bin string) (path, skip string) {
-	t.Helper()
-	if _, err := exec.LookPath("npm"); err != nil {
-		return "", "npm is not installed: cannot install " + pkg
-	}
-	prefix := filepath.Join(scratch, "npm-"+strings.NewReplacer("@", "", "/", "-").Replace(pkg))
-	cache := filepath.Join(os.TempDir(), "ctxtrim-e2e-npm-cache")
-	r := runCmd(t, 10*time.Minute, "", nil, "", "npm", "install", "--no-audit", "--no-fund", "--no-save",
-		"--prefix", prefix, "--cache", cache, pkg)
-	if r.code != 0 {
-		return "", fmt.Sprintf("npm install %s failed: %s", pkg, r)
-	}
-	t.Logf("npm install %s: %v", pkg, r.elapsed.Round(time.Second))
-	return filepath.Join(prefix, "node_modules", ".bin", bin), ""
-}
+// codexDefault is the Codex scenario's configuration (codexWindow, …).
+var codexDefault = codexConfig{model: codexModel, window: codexWindow, autoCompact: codexAutoCompact}
 
-// codexHome writes a private CODEX_HOME whose only provider is the stub.
-func codexHome(t *testing.T, model string, window, autoCompact int) string {
+// codexHome writes a private CODEX_HOME configured as cfg says.
+func codexHome(t *testing.T, cfg codexConfig) string {
 	t.Helper()
 	home := t.TempDir()
-	writeCodexConfig(t, home, model, window, autoCompact)
+	writeCodexConfig(t, home, cfg)
 	return home
 }
 
-// writeCodexConfig writes home/config.toml: the stub as the only provider,
-// model with the given context window and auto-compaction limit.
-func writeCodexConfig(t *testing.T, home, model string, window, autoCompact int) {
+// writeCodexConfig writes home/config.toml: cfg's provider (the stub by
+// default) as the only one, its model with cfg's window and
+// auto-compaction limit, then cfg.extra.
+func writeCodexConfig(t *testing.T, home string, cfg codexConfig) {
 	t.Helper()
-	cfg := fmt.Sprintf(`model = %q
+	provider := cfg.provider
+	if provider == "" {
+		provider = stubAddr
+	}
+	toml := fmt.Sprintf(`model = %q
 model_provider = "stub"
 model_context_window = %d
 model_auto_compact_token_limit = %d
@@ -92,12 +65,13 @@ enabled = false
 [features]
 plugins = false
 apps = false
-`, model, window, autoCompact, stubAddr)
-	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(cfg), 0o644); err != nil {
+`, cfg.model, cfg.window, cfg.autoCompact, provider) + cfg.extra
+	if err := os.WriteFile(filepath.Join(home, "config.toml"), []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
 
+// codexEnv is Codex's environment for the CODEX_HOME home.
 func codexEnv(home string) []string {
 	return []string{"CODEX_HOME=" + home, "CTXTRIM_E2E_STUB_KEY=stub", "RUST_LOG=error", "NO_COLOR=1"}
 }
@@ -121,9 +95,14 @@ func codexBudget(fixed int) int {
 	return min(codexWindow-codexReserve, codexAutoCompact) - fixed - codexMargin
 }
 
-// writeBigRepo fills dir with a Go project of about files×3k tokens, one file
-// of which (retry/retry.go) is what the task is about.
-func writeBigRepo(t *testing.T, dir string, files int) {
+// shopFiles is how many files of about 3k tokens the shop has besides
+// retry/retry.go.
+const shopFiles = 30
+
+// shopRepo commits a Go project of about shopFiles×3k tokens, one file of
+// which (retry/retry.go) is what the task is about, and the files of extra,
+// to a new git repository, and returns its directory.
+func shopRepo(t *testing.T, extra map[string]string) string {
 	t.Helper()
 	// The words overlap the task's, so that every file is somewhat relevant
 	// and the selection fills whatever budget it gets.
@@ -145,7 +124,7 @@ func Do(attempts int, fn func() error) error {
 }
 `,
 	}
-	for f := 0; f < files; f++ {
+	for f := 0; f < shopFiles; f++ {
 		var b strings.Builder
 		fmt.Fprintf(&b, "package pkg%d\n\n", f)
 		for i := 0; i < 120; i++ {
@@ -155,39 +134,10 @@ func Do(attempts int, fn func() error) error {
 		}
 		m[fmt.Sprintf("pkg%d/pkg%d.go", f, f)] = b.String()
 	}
-	writeFiles(t, dir, m)
-}
-
-// codexRunner runs shell scripts (Codex commands) in one work directory
-// with one CODEX_HOME, inside the namespace, against a stub of a given
-// window; each run gets a fresh stub log and keeps the request bodies.
-type codexRunner struct {
-	ns     *netns
-	work   string
-	env    []string // codexEnv(home)
-	window int      // the stub's context window
-	logDir string
-	n      int
-}
-
-// run runs script and returns its result with the stub's records of the
-// requests it made (readStubInput reads their bodies).
-func (c *codexRunner) run(t *testing.T, script string) (result, []stubRecord) {
-	t.Helper()
-	c.n++
-	logPath := filepath.Join(c.logDir, fmt.Sprintf("stub%d.jsonl", c.n))
-	dump := filepath.Join(c.logDir, fmt.Sprintf("stub%d.d", c.n))
-	if err := os.MkdirAll(dump, 0o755); err != nil {
-		t.Fatal(err)
+	for p, c := range extra {
+		m[p] = c
 	}
-	env := append(append([]string{}, c.env...), stubDumpEnv+"="+dump)
-	r := c.ns.run(t, 3*time.Minute, c.work, env, c.window, logPath, script)
-	recs, err := readStubLog(logPath)
-	if err != nil && !os.IsNotExist(err) {
-		t.Fatal(err)
-	}
-	t.Logf("%s: exit %d in %v; requests: %s", script[:min(len(script), 60)], r.code, r.elapsed.Round(time.Millisecond), summarize(recs))
-	return r, recs
+	return committedRepo(t, m)
 }
 
 var sessionIDRE = regexp.MustCompile(`session id: ([0-9a-f-]{36})`)
@@ -195,30 +145,11 @@ var sessionIDRE = regexp.MustCompile(`session id: ([0-9a-f-]{36})`)
 // TestCodexPipe runs "echo task | ctxtrim | codex exec -" against a stub
 // model with a 32k window, inside a network namespace with loopback only.
 func TestCodexPipe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
-	ns := needNetns(t)
-	codex := needCodex(t)
-	ctxtrim := ctxtrimBinary(t)
-	counter, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []string{"select"} {
-		if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, c, "-h"); r.code != 0 {
-			t.Skipf("ctxtrim %s has not landed: %s", c, r)
-		}
-	}
-
-	home := codexHome(t, codexModel, codexWindow, codexAutoCompact)
+	ns, codex, ctxtrim, counter := startClientTest(t, codexCLI)
+	home := codexHome(t, codexDefault)
 	env := codexEnv(home)
-	work, git := gitRepo(t)
-	writeBigRepo(t, work, 30)
-	git("add", ".")
-	git("commit", "-q", "-m", "shop")
-	codexRun := (&codexRunner{ns: ns, work: work, env: env, window: codexWindow, logDir: t.TempDir()}).run
+	work := shopRepo(t, nil)
+	codexRun := (&clientRunner{ns: ns, work: work, env: env, window: codexWindow, logDir: t.TempDir()}).run
 	q := shellQuote
 	task := "retry.Do drops the request body after the first attempt; fix it."
 
@@ -325,25 +256,12 @@ func TestCodexPipe(t *testing.T) {
 	// session is resumed. "ctxtrim
 	// history" prunes the rollout so that "codex exec resume" works again.
 	t.Run("history keeps the session resumable", func(t *testing.T) {
-		if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "history", "-h"); r.code != 0 {
-			t.Skipf("ctxtrim history has not landed: %s", r)
-		}
-		logText := func(seed, tokens int) string {
-			var b strings.Builder
-			for i := 0; counter.Count(b.String()) < tokens; i++ {
-				for k := 0; k < 50; k++ {
-					fmt.Fprintf(&b, "2026-11-29T17:%02d:%02d.%03dZ worker-%d request id=%d status=%d latency=%dms\n",
-						(i+k)%60, (seed*7+k)%60, (i*k)%1000, seed, i*50+k, 200+(i+k)%5, (i*31+k*7)%900)
-				}
-			}
-			return b.String()
-		}
 		turnTokens := (codexWindow - fixed) * 55 / 100 // one turn fits, two do not
 		in1 := filepath.Join(t.TempDir(), "turn1.txt")
 		in2 := filepath.Join(t.TempDir(), "turn2.txt")
 		writeFiles(t, "/", map[string]string{
-			in1: "Why are requests slow in this log?\n" + logText(1, turnTokens),
-			in2: "And in this one?\n" + logText(2, turnTokens),
+			in1: "Why are requests slow in this log?\n" + serverLog(counter, 1, turnTokens),
+			in2: "And in this one?\n" + serverLog(counter, 2, turnTokens),
 		})
 		r, recs := codexRun(t, q(codex)+" exec - <"+q(in1))
 		m := sessionIDRE.FindStringSubmatch(r.stderr)
@@ -445,7 +363,7 @@ func TestCodexFixedPrompt(t *testing.T) {
 		t.Skip("set CTXTRIM_E2E_CODEX_MODELS to measure Codex's fixed prompt per model")
 	}
 	ns := needNetns(t)
-	codex := needCodex(t)
+	codex := codexCLI.need(t)
 	ctxtrim := ctxtrimBinary(t)
 	counter, err := budget.NewEncodingCounter(budget.O200kBase)
 	if err != nil {
@@ -456,22 +374,12 @@ func TestCodexFixedPrompt(t *testing.T) {
 		// fixed returns the tokens Codex sends besides the user's text, in a
 		// repository with the given files and with the config extra.
 		fixed := func(files map[string]string, extra string) (int, stubRecord) {
-			work, git := gitRepo(t)
-			writeFiles(t, work, files)
-			git("add", ".")
-			git("commit", "-q", "-m", "init")
-			home := codexHome(t, model, codexWindow, codexAutoCompact)
-			f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.WriteString(extra)
-			f.Close()
-			logPath := filepath.Join(t.TempDir(), "stub.jsonl")
-			r := ns.run(t, 3*time.Minute, work, codexEnv(home), codexWindow, logPath, shellQuote(codex)+" exec 'Say OK.' </dev/null")
-			recs, err := readStubLog(logPath)
-			if err != nil || r.code != 0 || len(recs) != 1 {
-				t.Fatalf("%s: %v %s", model, err, r)
+			cfg := codexDefault
+			cfg.model, cfg.extra = model, extra
+			runner := &clientRunner{ns: ns, work: committedRepo(t, files), env: codexEnv(codexHome(t, cfg)), window: codexWindow, logDir: t.TempDir()}
+			r, recs := runner.run(t, shellQuote(codex)+" exec 'Say OK.' </dev/null")
+			if r.code != 0 || len(recs) != 1 {
+				t.Fatalf("%s: %s", model, r)
 			}
 			rec := recs[0]
 			return rec.Tokens - rec.Items[len(rec.Items)-1].Tokens, rec

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/ctxtrim/ctxtrim/budget"
 )
 
 // TestCodexResumeStaleUsage shows that a session pruned below Codex's
@@ -31,26 +29,15 @@ import (
 //     without tools, whose input ends with Codex's compaction prompt),
 //     or the case tests nothing.
 func TestCodexResumeStaleUsage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
-	ns := needNetns(t)
-	codex := needCodex(t)
-	ctxtrim := ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "history", "-h"); r.code != 0 {
-		t.Skipf("ctxtrim history has not landed: %s", r)
-	}
-	counter, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns, codex, ctxtrim, counter := startClientTest(t, codexCLI)
 	q := shellQuote
 
 	// 1. A session whose last request is between the auto-compaction limit
 	// and the window; Codex may not compact while it is made.
-	home := codexHome(t, codexModel, codexWindow, 1<<20)
-	runner := &codexRunner{ns: ns, work: t.TempDir(), env: codexEnv(home), window: codexWindow, logDir: t.TempDir()}
+	cfg := codexDefault
+	cfg.autoCompact = 1 << 20
+	home := codexHome(t, cfg)
+	runner := &clientRunner{ns: ns, work: t.TempDir(), env: codexEnv(home), window: codexWindow, logDir: t.TempDir()}
 	var log strings.Builder
 	for i := 0; counter.Count(log.String()) < 17000; i++ {
 		for k := 0; k < 50; k++ {
@@ -100,7 +87,7 @@ func TestCodexResumeStaleUsage(t *testing.T) {
 	}
 
 	// Codex now has its real auto-compaction limit.
-	writeCodexConfig(t, home, codexModel, codexWindow, codexAutoCompact)
+	writeCodexConfig(t, home, codexDefault)
 	resume := q(codex) + " exec --skip-git-repo-check resume " + session + " 'What next?' </dev/null"
 
 	// 3. The rollout as ctxtrim wrote it: no compaction, one answer.

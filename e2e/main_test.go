@@ -134,6 +134,18 @@ func gitRepo(t *testing.T) (dir string, git func(args ...string)) {
 	return dir, git
 }
 
+// committedRepo commits files to a new git repository and returns its
+// directory.
+func committedRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir, git := gitRepo(t)
+	writeFiles(t, dir, files)
+	git("add", ".")
+	git("commit", "-q", "-m", "init")
+	return dir
+}
+
+// writeFiles writes files (slash paths relative to root) under root.
 func writeFiles(t *testing.T, root string, files map[string]string) {
 	t.Helper()
 	for p, c := range files {

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctxtrim/ctxtrim/budget"
 )
@@ -74,29 +73,6 @@ func checkSelectResult(t *testing.T, what, js string, budgetTokens int, c budget
 	return out
 }
 
-// mcpShop returns the built ctxtrim (skipping until "ctxtrim mcp" exists),
-// the shop repository (writeBigRepo) with the files extra returns for it
-// committed, and the stubs' counter.
-func mcpShop(t *testing.T, extra func(ctxtrim string) map[string]string) (ctxtrim, work string, c budget.Counter) {
-	t.Helper()
-	ctxtrim = ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "help", "mcp"); r.code != 0 {
-		t.Skipf("ctxtrim mcp has not landed: %s", r)
-	}
-	c, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
-	work, git := gitRepo(t)
-	writeBigRepo(t, work, 30)
-	if extra != nil {
-		writeFiles(t, work, extra(ctxtrim))
-	}
-	git("add", ".")
-	git("commit", "-q", "-m", "shop")
-	return ctxtrim, work, c
-}
-
 // TestCodexMCP runs Codex with ctxtrim as an MCP server (config.toml's
 // [mcp_servers.ctxtrim]) against the stub: the stub, playing the model,
 // searches Codex's deferred tools for select_context, calls it with a
@@ -104,20 +80,11 @@ func mcpShop(t *testing.T, extra func(ctxtrim string) map[string]string) (ctxtri
 // (its tool came back from the search), called it, and sent the tool's
 // output, within the budget asked for, with the next request.
 func TestCodexMCP(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
-	ns := needNetns(t)
-	codex := needCodex(t)
-	ctxtrim, work, c := mcpShop(t, nil)
-	home := codexHome(t, codexModel, codexWindow, codexAutoCompact)
-	f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.WriteString(codexMCPConfig(ctxtrim))
-	f.Close()
+	ns, codex, ctxtrim, c := startClientTest(t, codexCLI)
+	work := shopRepo(t, nil)
+	cfg := codexDefault
+	cfg.extra = codexMCPConfig(ctxtrim)
+	home := codexHome(t, cfg)
 
 	const asked = 6000
 	task := "retry.Do drops the request body after the first attempt; fix it."
@@ -134,7 +101,7 @@ func TestCodexMCP(t *testing.T) {
 		{Call: "select_context", Arguments: args(asked)},
 		{Call: "select_context", Arguments: args(0)},
 	}))
-	runner := &codexRunner{ns: ns, work: work, env: env, window: codexWindow, logDir: t.TempDir()}
+	runner := &clientRunner{ns: ns, work: work, env: env, window: codexWindow, logDir: t.TempDir()}
 	r, recs := runner.run(t, shellQuote(codex)+" exec 'Find and fix the bug in retry.Do.' </dev/null")
 	if r.code != 0 || !strings.Contains(r.stdout, "STUB-OK") {
 		t.Fatalf("want codex exec to succeed: %s\nrequests: %s", r, summarize(recs))
@@ -185,28 +152,16 @@ func TestCodexMCP(t *testing.T) {
 // the deferred tool with ToolSearch, calls select_context with a budget,
 // and the test checks the tool result in the next request.
 func TestClaudeCodeMCP(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
-	ns := needNetns(t)
-	claude := needClaude(t)
-	_, work, c := mcpShop(t, func(ctxtrim string) map[string]string {
-		return map[string]string{".mcp.json": claudeMCPConfig(ctxtrim)}
-	})
+	ns, claude, ctxtrim, c := startClientTest(t, claudeCLI)
+	work := shopRepo(t, map[string]string{".mcp.json": claudeMCPConfig(ctxtrim)})
 
 	const asked = 6000
 	args, _ := json.Marshal(map[string]any{"task": "retry.Do drops the request body after the first attempt; fix it.", "budget": asked})
-	env := []string{
-		"HOME=" + t.TempDir(), // Claude Code's settings and sessions
-		"ANTHROPIC_BASE_URL=http://" + stubAddr, "ANTHROPIC_API_KEY=sk-ant-stub",
-		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_COLOR=1",
-		writeScript(t, []stubTurn{
-			{ToolSearch: "select:mcp__ctxtrim__select_context"},
-			{Call: "select_context", Arguments: args},
-		}),
-	}
-	runner := &codexRunner{ns: ns, work: work, env: env, window: 1 << 30, logDir: t.TempDir()}
+	env := append(claudeEnv(t.TempDir(), "http://"+stubAddr, "sk-ant-stub"), writeScript(t, []stubTurn{
+		{ToolSearch: "select:mcp__ctxtrim__select_context"},
+		{Call: "select_context", Arguments: args},
+	}))
+	runner := &clientRunner{ns: ns, work: work, env: env, window: 1 << 30, logDir: t.TempDir()}
 	r, recs := runner.run(t, shellQuote(claude)+" -p 'Find and fix the bug in retry.Do.' --output-format json"+
 		" --allowedTools mcp__ctxtrim__select_context,ToolSearch </dev/null")
 	if r.code != 0 || !strings.Contains(r.stdout, "STUB-OK") {

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/ctxtrim/ctxtrim/budget"
 )
 
 // proxyAddr is where the tests run "ctxtrim proxy", beside the stub, on the
@@ -39,35 +36,11 @@ func withProxy(ctxtrim, logPath string, flags []string, cmd string) string {
 // limits the session.
 func proxyHome(t *testing.T, model string, direct bool) string {
 	t.Helper()
-	home := t.TempDir()
-	writeCodexConfig(t, home, model, 1<<20, 1<<20)
+	cfg := codexConfig{model: model, window: 1 << 20, autoCompact: 1 << 20, provider: proxyAddr}
 	if direct {
-		return home
+		cfg.provider = ""
 	}
-	p := filepath.Join(home, "config.toml")
-	cfg, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = []byte(strings.Replace(string(cfg), "http://"+stubAddr+"/v1", "http://"+proxyAddr+"/v1", 1))
-	if err := os.WriteFile(p, cfg, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return home
-}
-
-// serverLog is text of about tokens tokens that reads like a server log;
-// seed makes each one different, and its last line says which it is.
-func serverLog(c budget.Counter, seed, tokens int) string {
-	var b strings.Builder
-	for i := 0; c.Count(b.String()) < tokens; i++ {
-		for k := 0; k < 50; k++ {
-			fmt.Fprintf(&b, "2026-11-29T17:%02d:%02d.%03dZ worker-%d request id=%d status=%d latency=%dms\n",
-				(i+k)%60, (seed*7+k)%60, (i*k)%1000, seed, i*50+k, 200+(i+k)%5, (i*31+k*7)%900)
-		}
-	}
-	fmt.Fprintf(&b, "END OF LOG %d\n", seed)
-	return b.String()
+	return codexHome(t, cfg)
 }
 
 // TestCodexProxySession runs a real multi-turn Codex session ("codex exec",
@@ -79,20 +52,7 @@ func serverLog(c budget.Counter, seed, tokens int) string {
 // retries, every turn succeeds within the window, and the rollout on disk
 // keeps the whole history, unpruned.
 func TestCodexProxySession(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
-	ns := needNetns(t)
-	codex := needCodex(t)
-	ctxtrim := ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "proxy", "-h"); r.code != 0 {
-		t.Skipf("ctxtrim proxy has not landed: %s", r)
-	}
-	counter, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns, codex, ctxtrim, counter := startClientTest(t, codexCLI)
 	q := shellQuote
 	// Codex's fixed prompt is about 7.6k tokens: each turn fits alone, two
 	// do not.
@@ -108,7 +68,7 @@ func TestCodexProxySession(t *testing.T) {
 	session := func(t *testing.T, direct bool) (home string, results []result, recs [][]stubRecord, proxyLog string) {
 		home = proxyHome(t, codexModel, direct)
 		env := append(codexEnv(home), "CTXTRIM_E2E_STUB_KEY="+proxyKey)
-		runner := &codexRunner{ns: ns, work: t.TempDir(), env: env, window: codexWindow, logDir: t.TempDir()}
+		runner := &clientRunner{ns: ns, work: t.TempDir(), env: env, window: codexWindow, logDir: t.TempDir()}
 		logPath := filepath.Join(t.TempDir(), "proxy.log")
 		wrap := func(cmd string) string {
 			if direct {
@@ -195,20 +155,7 @@ func TestCodexProxySession(t *testing.T) {
 // -config file) is respected before anything is sent: no request is
 // refused for its size.
 func TestCodexProxyFallback(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test; skipped with -short")
-	}
-	t.Parallel()
-	ns := needNetns(t)
-	codex := needCodex(t)
-	ctxtrim := ctxtrimBinary(t)
-	if r := runCmd(t, time.Minute, "", nil, "", ctxtrim, "proxy", "-h"); r.code != 0 {
-		t.Skipf("ctxtrim proxy has not landed: %s", r)
-	}
-	counter, err := budget.NewEncodingCounter(budget.O200kBase)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ns, codex, ctxtrim, counter := startClientTest(t, codexCLI)
 	q := shellQuote
 	const backup, backupWindow = "backup-20k", 20000
 	models := stubModelsEnv + "=" + codexModel + "=capacity;" + backup + "=" + fmt.Sprint(backupWindow)
@@ -225,7 +172,7 @@ func TestCodexProxyFallback(t *testing.T) {
 
 	t.Run("without the proxy", func(t *testing.T) {
 		home := proxyHome(t, codexModel, true)
-		runner := &codexRunner{ns: ns, work: t.TempDir(), env: append(codexEnv(home), models), window: codexWindow, logDir: t.TempDir()}
+		runner := &clientRunner{ns: ns, work: t.TempDir(), env: append(codexEnv(home), models), window: codexWindow, logDir: t.TempDir()}
 		r, recs := runner.run(t, q(codex)+" exec --skip-git-repo-check - <"+q(in1))
 		if r.code == 0 || len(recs) == 0 || recs[0].Status != 503 {
 			t.Fatalf("want Codex to fail on the capacity error: %s\nrequests: %s", r, summarize(recs))
@@ -234,7 +181,7 @@ func TestCodexProxyFallback(t *testing.T) {
 
 	t.Run("through the proxy", func(t *testing.T) {
 		home := proxyHome(t, codexModel, false)
-		runner := &codexRunner{ns: ns, work: t.TempDir(), env: append(codexEnv(home), models), window: codexWindow, logDir: t.TempDir()}
+		runner := &clientRunner{ns: ns, work: t.TempDir(), env: append(codexEnv(home), models), window: codexWindow, logDir: t.TempDir()}
 		logPath := filepath.Join(t.TempDir(), "proxy.log")
 		flags := []string{"-fallback", codexModel + "=" + backup, "-config", cfg}
 		r, recs := runner.run(t, withProxy(ctxtrim, logPath, flags, q(codex)+" exec --skip-git-repo-check - <"+q(in1)))
