@@ -35,7 +35,17 @@ type SelectedFile struct {
 	Path        string      `json:"path" jsonschema:"slash-separated, relative to repo"`
 	Granularity string      `json:"granularity" jsonschema:"whole, definitions (only ranges, the rest elided) or signatures (one line per definition)"`
 	Ranges      []LineRange `json:"ranges,omitempty" jsonschema:"the lines included, for definitions and whole files"`
-	Tokens      int         `json:"tokens" jsonschema:"tokens of the file's block in the prompt"`
+	// Definitions are the definitions shown of a file given as excerpts.
+	Definitions []Definition `json:"definitions,omitempty" jsonschema:"for granularity definitions: the definitions shown, best first, each with its lines"`
+	Tokens      int          `json:"tokens" jsonschema:"tokens of the file's block in the prompt"`
+}
+
+// Definition is one definition shown of a file given as excerpts, or a
+// block of code that is not one (no name).
+type Definition struct {
+	Name  string `json:"name,omitempty"`
+	Start int    `json:"start"`
+	End   int    `json:"end"`
 }
 
 // LineRange is an inclusive range of 1-based lines.

@@ -193,6 +193,7 @@ func TestSelectContext(t *testing.T) {
 	if !strings.Contains(out.Prompt, "func Do(attempts int") {
 		t.Errorf("the prompt lacks retry.Do:\n%s", out.Prompt)
 	}
+	checkFiles(t, out.Files)
 	if got := resultText(res); got != out.Prompt {
 		t.Errorf("the text content is not the prompt:\n%s", got)
 	}
@@ -265,10 +266,97 @@ func TestSelectClientLimits(t *testing.T) {
 			if size < lim.maxBytes/2 && n < want/2 {
 				t.Errorf("the result uses less than half of both limits: the fit is too eager")
 			}
+			if checkFiles(t, out.Files)["definitions"] == 0 {
+				t.Errorf("no file given as definitions: 200 files of 30 definitions each should need excerpts")
+			}
 		})
 	}
 	if lim := limitFor("claude-code"); lim.countModel == "" {
 		t.Error("claude-code: want its tokenizer estimated, not o200k_base")
+	}
+}
+
+// checkFiles checks the structured selection against what each
+// granularity promises and returns how many files each has: a whole file
+// is one range from line 1 and no definitions; a file given as
+// definitions has them, each inside the ranges shown; signatures show no
+// ranges.
+func checkFiles(t *testing.T, files []SelectedFile) map[string]int {
+	t.Helper()
+	n := map[string]int{}
+	for _, f := range files {
+		n[f.Granularity]++
+		switch f.Granularity {
+		case "whole":
+			if len(f.Ranges) != 1 || f.Ranges[0].Start != 1 || len(f.Definitions) != 0 {
+				t.Errorf("%s: whole, yet %+v", f.Path, f)
+			}
+		case "definitions":
+			if len(f.Definitions) == 0 || len(f.Ranges) == 0 {
+				t.Errorf("%s: definitions, yet none or no ranges: %+v", f.Path, f)
+			}
+			for _, d := range f.Definitions {
+				inside := false
+				for _, r := range f.Ranges {
+					inside = inside || (r.Start <= d.Start && d.End <= r.End)
+				}
+				if !inside || d.Start > d.End {
+					t.Errorf("%s: definition %+v not within the ranges shown %+v", f.Path, d, f.Ranges)
+				}
+			}
+		case "signatures":
+			if len(f.Ranges) != 0 || len(f.Definitions) != 0 {
+				t.Errorf("%s: signatures, yet %+v", f.Path, f)
+			}
+		default:
+			t.Errorf("%s: unknown granularity %q", f.Path, f.Granularity)
+		}
+	}
+	return n
+}
+
+// TestFromSelection: the structured selection is the slicer's, field by
+// field — files in the prompt's order (content, then signatures), their
+// ranges and definitions, the omitted count, the best maxBest candidates,
+// the unreadable files with their reasons.
+func TestFromSelection(t *testing.T) {
+	var candidates []slicer.Selected
+	var best []string
+	for i := range maxBest + 3 {
+		p := fmt.Sprintf("left/out%02d.go", i)
+		candidates = append(candidates, slicer.Selected{Path: p})
+		if i < maxBest {
+			best = append(best, p)
+		}
+	}
+	sel := &slicer.Selection{
+		Text: "PROMPT", Tokens: 42, Omitted: 13,
+		Files: []slicer.Selected{
+			{Path: "a.go", Granularity: slicer.GranWhole, Ranges: []slicer.LineRange{{Start: 1, End: 30}}, Tokens: 200, Content: "package a"},
+			{Path: "b.go", Granularity: slicer.GranDefinitions, Tokens: 90,
+				Ranges: []slicer.LineRange{{Start: 1, End: 3}, {Start: 40, End: 52}},
+				Units:  []slicer.Unit{{Name: "Retry", Range: slicer.LineRange{Start: 40, End: 52}, Score: 3.5}, {Range: slicer.LineRange{Start: 1, End: 3}}}},
+		},
+		Map:        []slicer.Selected{{Path: "c.go", Granularity: slicer.GranSignatures, Tokens: 12, Content: "c.go: func C()"}},
+		Candidates: candidates,
+		Skipped:    []slicer.Skip{{Path: "d.go", Reason: "unreadable", Detail: "permission denied"}},
+	}
+	got := fromSelection(sel)
+	want := &selection{
+		prompt: "PROMPT", promptTokens: 42,
+		files: []SelectedFile{
+			{Path: "a.go", Granularity: "whole", Ranges: []LineRange{{1, 30}}, Tokens: 200},
+			{Path: "b.go", Granularity: "definitions", Ranges: []LineRange{{1, 3}, {40, 52}},
+				Definitions: []Definition{{Name: "Retry", Start: 40, End: 52}, {Start: 1, End: 3}}, Tokens: 90},
+			{Path: "c.go", Granularity: "signatures", Tokens: 12},
+		},
+		leftOut: LeftOut{Files: 13, Best: best, Unreadable: []string{"d.go: unreadable"}},
+	}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(selection{})); diff != "" {
+		t.Errorf("fromSelection (-want +got):\n%s", diff)
+	}
+	if got := fromSelection(&slicer.Selection{}); got.files == nil || len(got.files) != 0 {
+		t.Errorf("an empty selection: files %#v, want [] (the JSON has a list)", got.files)
 	}
 }
 

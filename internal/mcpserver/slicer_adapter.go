@@ -7,9 +7,7 @@ import (
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
-// This file is the only one that reads slicer.Select's result: when the
-// selection gains its structured form (files with ranges), it changes here
-// alone.
+// This file is the only one that reads slicer.Select's result.
 
 // maxBest is how many of the best files left out a selection names.
 const maxBest = 10
@@ -29,11 +27,22 @@ func selectFiles(ctx context.Context, ix *slicer.Index, task string, c budget.Co
 	if err != nil {
 		return nil, err
 	}
+	return fromSelection(sel), nil
+}
+
+// fromSelection is the structured form of sel, from its own fields: the
+// files in the prompt in its order (content, then signatures), each with
+// the line ranges it shows and, given as excerpts, the definitions chosen;
+// what was left out, the best of it by name.
+func fromSelection(sel *slicer.Selection) *selection {
 	out := &selection{prompt: sel.Text, promptTokens: sel.Tokens, files: []SelectedFile{}, leftOut: LeftOut{Files: sel.Omitted}}
 	add := func(s slicer.Selected) {
 		f := SelectedFile{Path: s.Path, Granularity: string(s.Granularity), Tokens: s.Tokens}
 		for _, r := range s.Ranges {
 			f.Ranges = append(f.Ranges, LineRange{Start: r.Start, End: r.End})
+		}
+		for _, u := range s.Units {
+			f.Definitions = append(f.Definitions, Definition{Name: u.Name, Start: u.Range.Start, End: u.Range.End})
 		}
 		out.files = append(out.files, f)
 	}
@@ -52,5 +61,5 @@ func selectFiles(ctx context.Context, ix *slicer.Index, task string, c budget.Co
 	for _, s := range sel.Skipped {
 		out.leftOut.Unreadable = append(out.leftOut.Unreadable, s.Path+": "+s.Reason)
 	}
-	return out, nil
+	return out
 }
