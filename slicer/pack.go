@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // This file packs ranked files into the budget: depth for the best files,
@@ -99,7 +100,7 @@ type loaded struct {
 
 // packer chooses views under the budget.
 type packer struct {
-	ix     *Index
+	ix     *index.Index
 	q      *query
 	stats  []fileStats
 	c      budget.Counter

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/go-git/go-git/v5"
 )
 
@@ -133,7 +134,7 @@ type Selection struct {
 	// Redactions lists the secrets replaced in the prompt.
 	Redactions []Redaction
 	// Skipped lists files that could not be read; they are left out.
-	Skipped []Skip
+	Skipped []index.Skip
 }
 
 // explainFiles is how many unselected candidates Explain keeps.
@@ -144,7 +145,7 @@ const explainFiles = 20
 // same index, task, counter and options. It returns an error wrapping
 // ErrTaskTooLarge when the task alone does not fit; problems with single
 // files are in Selection.Skipped.
-func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts *SelectOptions) (*Selection, error) {
+func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter, opts *SelectOptions) (*Selection, error) {
 	if opts == nil {
 		opts = &SelectOptions{}
 	}
@@ -214,7 +215,7 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 	sel := &Selection{}
 	for i := range stats {
 		if stats[i].err != nil {
-			sel.Skipped = append(sel.Skipped, Skip{Path: ix.Files[i].Path, Reason: stats[i].err.Error()})
+			sel.Skipped = append(sel.Skipped, index.Skip{Path: ix.Files[i].Path, Reason: stats[i].err.Error()})
 		}
 	}
 	var hist *history
@@ -241,7 +242,7 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 
 // loadHistory reads the history from opts.Repository or from the
 // repository at ix.Root.
-func loadHistory(ctx context.Context, ix *Index, opts *SelectOptions) (*history, error) {
+func loadHistory(ctx context.Context, ix *index.Index, opts *SelectOptions) (*history, error) {
 	repo := opts.Repository
 	if repo == nil {
 		repo = ix.Repository()

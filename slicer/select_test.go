@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 )
@@ -29,7 +30,7 @@ func TestSelectScenarios(t *testing.T) {
 	c := testCounter(t)
 	txtartest.Run(t, "testdata/select/*.txtar", func(t *testing.T, ar *txtar.Archive) {
 		dir := txtartest.Repo(t, ar)
-		ix, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, NoCache: true})
+		ix, err := index.New(context.Background(), &index.Options{Dir: dir, NoCache: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -306,6 +307,9 @@ func TestSelectGolden(t *testing.T) {
 	}
 }
 
+// update rewrites the golden files under testdata/select (go test -update).
+var update = flag.Bool("update", false, "rewrite golden files")
+
 func golden(t *testing.T, file, got string) {
 	t.Helper()
 	if *update {
@@ -325,8 +329,6 @@ func golden(t *testing.T, file, got string) {
 		t.Errorf("%s (-want +got):\n%s", file, diff)
 	}
 }
-
-var _ = flag.Bool // update is declared in extract_test.go
 
 // FuzzSelectBudget checks the hard cap on arbitrary tasks and budgets: the
 // rendered output never exceeds the budget, and a task that cannot fit is

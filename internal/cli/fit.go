@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // maxFitInput bounds what fit reads: it must hold the whole text to keep
@@ -62,7 +62,7 @@ func runFit(e *env, args []string) error {
 		// (git diff | ctxtrim fit | … must not fail on a clean tree).
 		return nil
 	}
-	if i := slicer.BinaryAt(data); i >= 0 {
+	if i := index.BinaryAt(data); i >= 0 {
 		return badInputError(fmt.Errorf("stdin looks binary (NUL byte at offset %d)", i))
 	}
 	if !utf8.Valid(data) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // selectSynopsis and selectHelp are the select command's help.
@@ -107,7 +108,7 @@ func runSelect(e *env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	logf := e.logf(*verbose)
-	ix, err := buildIndex(ctx, e, &slicer.IndexOptions{Dir: dir, Logf: logf})
+	ix, err := buildIndex(ctx, e, &index.Options{Dir: dir, Logf: logf})
 	if err != nil {
 		return err
 	}
