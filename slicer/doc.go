@@ -131,7 +131,8 @@
 // exactly.
 // The result never exceeds the budget; there is no guessed margin. The
 // task is never cut: when it does not fit with the note alone, Select
-// returns ErrTaskTooLarge and the CLI points to ctxtrim split.
+// returns a *budget.TaskTooLargeError (ErrTaskTooLarge) with the numbers,
+// and the caller splits the task (the CLI points to ctxtrim split).
 //
 // The note at the top says how many files are whole, excerpted or mapped,
 // how many more matched but did not fit, and how to ask for more.

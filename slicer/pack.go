@@ -3,7 +3,6 @@ package slicer
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -486,7 +485,7 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 		}
 		n = lo
 		if cost(n) > p.budget {
-			return fmt.Errorf("%w: the task and the prompt frame take %d tokens, the budget is %d; split the task with `ctxtrim split` or raise --budget", ErrTaskTooLarge, cost(n), p.budget)
+			return taskTooLarge(cost(n), p.budget)
 		}
 	}
 	kv := min(n, len(views))

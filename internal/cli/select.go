@@ -122,7 +122,8 @@ func runSelect(e *env, args []string) error {
 	})
 	switch {
 	case errors.Is(err, slicer.ErrTaskTooLarge):
-		return noFitError(err)
+		// The library gives the numbers; the way out is the CLI's.
+		return noFitError(fmt.Errorf("%w; split the task with `ctxtrim split` or raise --budget", err))
 	case ctx.Err() != nil:
 		return exitStatus(exitInterrupt)
 	case err != nil:
