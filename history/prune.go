@@ -48,8 +48,13 @@ const (
 // budget. It is budget.ErrNoFit too, for errors.Is.
 var ErrNoFit error = budget.NoFitSentinel("pinned minimum does not fit the budget")
 
-// Options tunes Prune. The zero value is valid; Prune does not modify it.
+// Options configures Prune. The zero value is valid except for Budget,
+// which must be positive (as in slicer.SelectOptions and split.Options);
+// Prune does not modify the options.
 type Options struct {
+	// Budget is the hard cap on the pruned request's tokens, counted with
+	// the Counter passed to Prune by Tokens' accounting.
+	Budget int
 	// KeepLast is how many of the most recent turns are never modified or
 	// dropped. 0 means DefaultKeepLast; a negative value keeps only the
 	// last turn. A turn here is an atom: a user message, an assistant
@@ -61,7 +66,7 @@ type Options struct {
 	// the KeepLast turns.
 	MaskAfter int
 	// MaxItem is the size in tokens above which step 3 truncates the middle
-	// of an item. 0 means budget/8 (at least 256).
+	// of an item. 0 means Budget/8 (at least 256).
 	MaxItem int
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
@@ -88,7 +93,7 @@ type Result struct {
 	// when nothing had to change.
 	Conversation  *Conversation
 	Before, After int // request tokens
-	Limit         int
+	Limit         int // Options.Budget
 	Pinned        int // tokens of what Prune never touches, plus the notice dropping all else needs
 	Steps         []Step
 	Removed       []Removal
@@ -110,20 +115,21 @@ func Tokens(conv *Conversation, c budget.Counter) int {
 	})
 }
 
-// Prune returns conv cut down to at most limit tokens, counted with c as the
-// API would (see the package documentation for the policy). conv is not
-// modified. It returns an error wrapping ErrNoFit when the pinned minimum
-// does not fit.
-func Prune(conv *Conversation, limit int, c budget.Counter, opts *Options) (*Result, error) {
+// Prune returns conv cut down to at most opts.Budget tokens, counted with c
+// as the API would (see the package documentation for the policy). conv and
+// opts are not modified. It returns an error wrapping ErrNoFit when the
+// pinned minimum does not fit.
+func Prune(conv *Conversation, c budget.Counter, opts *Options) (*Result, error) {
 	if c == nil {
 		return nil, budget.ErrNilCounter
-	}
-	if limit <= 0 {
-		return nil, fmt.Errorf("budget must be positive, got %d", limit)
 	}
 	var o Options
 	if opts != nil {
 		o = *opts
+	}
+	limit := o.Budget
+	if limit <= 0 {
+		return nil, fmt.Errorf("budget must be positive, got %d", limit)
 	}
 	s := newState(conv, limit, c, o)
 	res := &Result{Conversation: conv, Limit: limit, Before: s.total(), Pinned: s.pinnedTokens()}

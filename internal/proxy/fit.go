@@ -213,12 +213,15 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 			}
 		}
 	}
-	opts := ft.hopts
-	opts.Logf = nil
 	// Prune in the exact counter's units: an estimate counter scales a
 	// whole request once (history.Tokens), so a request within
 	// ⌊limit/factor⌋ exact tokens is within limit estimated ones.
 	exact, factor := exactOf(c)
+	prune := func(budget int) (*history.Result, error) {
+		opts := ft.hopts
+		opts.Budget, opts.Logf = budget, nil
+		return history.Prune(conv, exact, &opts)
+	}
 	scale := func(n int) int { return int(float64(n) / factor) }
 	lim, step := scale(limit), scale(stepFor(ft.step, limit))
 	before := res.before
@@ -226,9 +229,9 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 		before = history.Tokens(conv, exact)
 	}
 	target := StableLimit(before, lim, step)
-	pr, err := history.Prune(conv, target, exact, &opts)
+	pr, err := prune(target)
 	if err != nil && target < lim && errors.Is(err, history.ErrNoFit) {
-		pr, err = history.Prune(conv, lim, exact, &opts)
+		pr, err = prune(lim)
 	}
 	if err == nil && step > 0 && pr.DroppedTurns > 0 {
 		// Turns had to be dropped: every earlier step ran to its end, so
@@ -238,7 +241,7 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 		// of outputs that age into it frees more each turn.
 		if pre := beforeStep(pr, history.StepDrop); pre > lim {
 			if t2 := StableLimit(pre, lim, step); t2 != target {
-				if pr2, err2 := history.Prune(conv, t2, exact, &opts); err2 == nil {
+				if pr2, err2 := prune(t2); err2 == nil {
 					pr = pr2
 				}
 			}
