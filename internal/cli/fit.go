@@ -69,7 +69,8 @@ func runFit(e *env, args []string) error {
 		return badInputError(fmt.Errorf("stdin is not valid UTF-8 (first bad byte at offset %d)", invalidAt(data)))
 	}
 
-	r, err := budget.Fit(string(data), c, limit, &opts)
+	opts.Budget = limit
+	r, err := budget.Fit(string(data), c, &opts)
 	if errors.Is(err, budget.ErrBudgetTooSmall) {
 		return noFitError(err)
 	}
