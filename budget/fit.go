@@ -3,7 +3,6 @@ package budget
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -157,10 +156,7 @@ func fit(text string, c Counter, budget int, keep Keep) (FitResult, error) {
 // rounding of every line that scaled ones would carry. Token figures in the
 // marker are those of the unscaled encoding; the result's fields are scaled.
 func fitScaled(text string, s scaledCounter, budget int, keep Keep) (FitResult, error) {
-	base := int(math.Floor(float64(budget)/s.factor + 1e-9))
-	for base > 0 && s.countOf(base) > budget { // guard against rounding
-		base--
-	}
+	base := max(ExactLimit(s, budget), 0)
 	r, err := fit(text, s.c, base, keep)
 	if err != nil {
 		return r, err
