@@ -232,3 +232,28 @@ func TestTotal(t *testing.T) {
 		t.Errorf("scaled Total = %d, want 5", got)
 	}
 }
+
+// TestExactLimit: ExactLimit is the largest exact count whose scaled count
+// is within the limit, for every limit and the factors of the model table;
+// ScaleCount and Exact are what Total composes.
+func TestExactLimit(t *testing.T) {
+	c := lenCounter{}
+	if Exact(c) != Counter(c) || ScaleCount(c, 7) != 7 || ExactLimit(c, 7) != 7 {
+		t.Errorf("exact counter: Exact, ScaleCount(7), ExactLimit(7) = %v, %d, %d", Exact(c), ScaleCount(c, 7), ExactLimit(c, 7))
+	}
+	for _, f := range []float64{1.1, 1.15, 1.2, 1.25, 1.3, 1.5, 2, 3.7} {
+		s := Scaled(c, f)
+		if Exact(s) != Counter(c) {
+			t.Errorf("factor %v: Exact is not the counter under Scaled", f)
+		}
+		for limit := 0; limit <= 2000; limit++ {
+			n := ExactLimit(s, limit)
+			if ScaleCount(s, n) > limit || ScaleCount(s, n+1) <= limit {
+				t.Fatalf("factor %v, limit %d: ExactLimit %d scales to %d, %d scales to %d", f, limit, n, ScaleCount(s, n), n+1, ScaleCount(s, n+1))
+			}
+			if got := s.Count(strings.Repeat("x", n)); got != ScaleCount(s, n) {
+				t.Fatalf("factor %v: Count of %d bytes = %d, ScaleCount = %d", f, n, got, ScaleCount(s, n))
+			}
+		}
+	}
+}

@@ -3,7 +3,6 @@ package budget
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 	"unicode/utf8"
 )
@@ -52,10 +51,15 @@ func ParseKeep(s string) (Keep, error) {
 	return KeepBoth, fmt.Errorf("%q: want both, head or tail", s)
 }
 
-// FitOptions configures Fit. The zero value is valid: keep head and tail,
-// with the default marker.
+// FitOptions configures Fit. The zero value is valid: a budget of 0 (only
+// the empty text fits), keeping head and tail with the default marker. The
+// budget is passed here, as in slicer.SelectOptions, split.Options and
+// history.Options.
 type FitOptions struct {
-	Keep Keep
+	// Budget is the hard cap on the result's tokens as counted by the
+	// Counter passed to Fit; it must not be negative.
+	Budget int
+	Keep   Keep
 }
 
 // FitResult is the outcome of Fit.
@@ -84,25 +88,30 @@ func Marker(lines, tokens int) string {
 // cut inside a long line (o200k_base's longest token is 128 bytes).
 const maxBytesPerToken = 1024
 
-// Fit returns text trimmed to at most budget tokens as counted by c. text
-// must be valid UTF-8; the result then is too. It is safe for concurrent
-// use if c is.
-func Fit(text string, c Counter, budget int, opts *FitOptions) (FitResult, error) {
+// Fit returns text trimmed to at most opts.Budget tokens as counted by c.
+// text must be valid UTF-8; the result then is too. opts is not modified.
+// It is safe for concurrent use if c is.
+func Fit(text string, c Counter, opts *FitOptions) (FitResult, error) {
 	if c == nil {
 		return FitResult{}, ErrNilCounter
 	}
 	if opts == nil {
 		opts = &FitOptions{}
 	}
-	if budget < 0 {
-		return FitResult{}, fmt.Errorf("budget %d is negative", budget)
+	if opts.Budget < 0 {
+		return FitResult{}, fmt.Errorf("budget %d is negative", opts.Budget)
 	}
 	if !utf8.ValidString(text) {
 		return FitResult{}, errors.New("text is not valid UTF-8")
 	}
 	if s, ok := c.(scaledCounter); ok {
-		return fitScaled(text, s, budget, opts)
+		return fitScaled(text, s, opts.Budget, opts.Keep)
 	}
+	return fit(text, c, opts.Budget, opts.Keep)
+}
+
+// fit is Fit with its checks done, for an unscaled counter.
+func fit(text string, c Counter, budget int, keep Keep) (FitResult, error) {
 	total := c.Count(text)
 	if total <= budget {
 		return FitResult{Text: text, Tokens: total, InputTokens: total}, nil
@@ -119,7 +128,7 @@ func Fit(text string, c Counter, budget int, opts *FitOptions) (FitResult, error
 
 	f := fitter{c: c, text: text, lines: lines, counts: counts, total: total}
 	avail := budget - c.Count(Marker(len(lines), total))
-	switch opts.Keep {
+	switch keep {
 	case KeepHead:
 		f.growHead(avail)
 	case KeepTail:
@@ -140,10 +149,10 @@ func Fit(text string, c Counter, budget int, opts *FitOptions) (FitResult, error
 			f.partialTail(avail - f.hTokens)
 		}
 	}
-	if opts.Keep == KeepHead && f.h == 0 {
+	if keep == KeepHead && f.h == 0 {
 		f.partialHead(avail)
 	}
-	if opts.Keep == KeepTail && f.t == 0 {
+	if keep == KeepTail && f.t == 0 {
 		f.partialTail(avail)
 	}
 
@@ -160,12 +169,9 @@ func Fit(text string, c Counter, budget int, opts *FitOptions) (FitResult, error
 // when n ≤ ⌊budget / f⌋, and unscaled line counts add up without the
 // rounding of every line that scaled ones would carry. Token figures in the
 // marker are those of the unscaled encoding; the result's fields are scaled.
-func fitScaled(text string, s scaledCounter, budget int, opts *FitOptions) (FitResult, error) {
-	base := int(math.Floor(float64(budget)/s.factor + 1e-9))
-	for base > 0 && s.countOf(base) > budget { // guard against rounding
-		base--
-	}
-	r, err := Fit(text, s.c, base, opts)
+func fitScaled(text string, s scaledCounter, budget int, keep Keep) (FitResult, error) {
+	base := max(ExactLimit(s, budget), 0)
+	r, err := fit(text, s.c, base, keep)
 	if err != nil {
 		return r, err
 	}

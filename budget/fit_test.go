@@ -85,7 +85,7 @@ func TestFit(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := Fit(tc.text, c, tc.budget, &FitOptions{Keep: tc.keep})
+			r, err := Fit(tc.text, c, &FitOptions{Budget: tc.budget, Keep: tc.keep})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestFit(t *testing.T) {
 func TestFitMarker(t *testing.T) {
 	c := o200k(t)
 	text := numberedLines(100)
-	r, err := Fit(text, c, 200, nil)
+	r, err := Fit(text, c, &FitOptions{Budget: 200})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,14 +126,22 @@ func TestFitMarker(t *testing.T) {
 func TestFitErrors(t *testing.T) {
 	c := o200k(t)
 	text := numberedLines(10)
-	if _, err := Fit(text, c, 5, nil); !errors.Is(err, ErrBudgetTooSmall) {
+	if _, err := Fit(text, c, &FitOptions{Budget: 5}); !errors.Is(err, ErrBudgetTooSmall) {
 		t.Errorf("tiny budget: err = %v, want ErrBudgetTooSmall", err)
 	}
-	if _, err := Fit(text, c, -1, nil); err == nil {
+	if _, err := Fit(text, c, &FitOptions{Budget: -1}); err == nil {
 		t.Error("negative budget: no error")
 	}
-	if _, err := Fit("a\xffb", c, 100, nil); err == nil {
+	if _, err := Fit("a\xffb", c, &FitOptions{Budget: 100}); err == nil {
 		t.Error("invalid UTF-8: no error")
+	}
+	// nil options are the zero FitOptions: a budget of 0, which only the
+	// empty text fits.
+	if r, err := Fit("", c, nil); err != nil || r.Cut || r.Tokens != 0 {
+		t.Errorf("empty text, nil options: %+v, %v; want it unchanged", r, err)
+	}
+	if _, err := Fit(text, c, nil); !errors.Is(err, ErrBudgetTooSmall) {
+		t.Errorf("nil options: err = %v, want ErrBudgetTooSmall (budget 0)", err)
 	}
 }
 
@@ -158,7 +166,7 @@ func FuzzFit(f *testing.F) {
 			t.Skip()
 		}
 		for _, counter := range []Counter{c, runeCounter{}, Scaled(c, 1.35)} {
-			r, err := Fit(text, counter, budget, &FitOptions{Keep: Keep(keep % 3)})
+			r, err := Fit(text, counter, &FitOptions{Budget: budget, Keep: Keep(keep % 3)})
 			if errors.Is(err, ErrBudgetTooSmall) {
 				if counter.Count(text) <= budget {
 					t.Fatalf("ErrBudgetTooSmall for a text that fits")
@@ -183,7 +191,7 @@ func BenchmarkFit(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Fit(text, c, 8000, nil); err != nil {
+		if _, err := Fit(text, c, &FitOptions{Budget: 8000}); err != nil {
 			b.Fatal(err)
 		}
 	}

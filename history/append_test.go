@@ -62,7 +62,7 @@ func TestAppend(t *testing.T) {
 				}
 			}
 			// Pruning sees the new item: it is the latest user turn, kept.
-			res, err := Prune(re, Tokens(re, counter(t)), counter(t), nil)
+			res, err := Prune(re, counter(t), &Options{Budget: Tokens(re, counter(t))})
 			if err != nil || res.Changed() {
 				t.Errorf("Prune at the full size: changed %v, %v", res != nil && res.Changed(), err)
 			}

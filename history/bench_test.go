@@ -28,7 +28,7 @@ func BenchmarkPrune(b *testing.B) {
 				b.ReportAllocs()
 				var res *Result
 				for b.Loop() {
-					res, err = Prune(c, limit, counter(b), nil)
+					res, err = Prune(c, counter(b), &Options{Budget: limit})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -47,6 +47,16 @@
 // the high side for what providers do not publish, budget.ImageTokens per
 // image.
 //
+// Tokens and Prune are one accounting. With an estimate counter (a
+// budget.Scaled one, such as the Claude family's), every part is counted
+// with the exact counter under it (budget.Exact), the parts are summed, and
+// the sum is scaled once (budget.ScaleCount), framing included; Prune
+// works in those exact counts against budget.ExactLimit of its budget. So a
+// request Prune returns is within the budget by Tokens, and every figure
+// of Result and of a NoFitError is in Tokens' units. (Scaling each part
+// instead, the sum ran 160 tokens above Tokens on a 128k-token Claude Code
+// request, and Prune could return a request Tokens put over the budget.)
+//
 // # Turns and pins
 //
 // Items are grouped into turns, the atoms of pruning: a tool call with all
@@ -89,7 +99,7 @@
 //
 // Thinking blocks and reasoning items are never edited: they are kept
 // byte for byte or dropped with their turn. The result is checked before it
-// is returned: its exact count is at most the budget, and if the input
+// is returned: its count by Tokens is at most the budget, and if the input
 // passed Validate, so does the output.
 //
 // Concurrency: Prune, Tokens, Encode, Validate and the accessors only read

@@ -30,7 +30,7 @@ func ExampleConversation_Append() {
 		fmt.Println(err)
 		return
 	}
-	res, err := history.Prune(conv, plan.Input, plan.Counter, nil)
+	res, err := history.Prune(conv, plan.Counter, &history.Options{Budget: plan.Input})
 	if err != nil {
 		fmt.Println(err)
 		return

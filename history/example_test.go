@@ -50,7 +50,7 @@ func ExamplePrune() {
 		fmt.Println(err)
 		return
 	}
-	res, err := history.Prune(conv, 1000, c, &history.Options{KeepLast: 1, MaskAfter: 1})
+	res, err := history.Prune(conv, c, &history.Options{Budget: 1000, KeepLast: 1, MaskAfter: 1})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -114,7 +114,7 @@ func Example_retryAfterContextLengthError() {
 			fmt.Println(err)
 			return
 		}
-		res, err := history.Prune(conv, limit, c, nil)
+		res, err := history.Prune(conv, c, &history.Options{Budget: limit})
 		if err != nil {
 			fmt.Println(err)
 			return

@@ -31,7 +31,7 @@ func ExamplePrune_truncate() {
 	if err != nil {
 		panic(err)
 	}
-	res, err := history.Prune(conv, 500, c, nil) // nil: default options
+	res, err := history.Prune(conv, c, &history.Options{Budget: 500}) // the other options at their defaults
 	if err != nil {
 		panic(err)
 	}

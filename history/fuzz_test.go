@@ -66,7 +66,7 @@ func FuzzPrune(f *testing.F) {
 		if err != nil || limit <= 0 || limit > 1<<24 {
 			return
 		}
-		res, err := Prune(c, limit, counter(t), &Options{KeepLast: limit % 3, MaskAfter: limit%5 - 1})
+		res, err := Prune(c, counter(t), &Options{Budget: limit, KeepLast: limit % 3, MaskAfter: limit%5 - 1})
 		if err != nil {
 			return // ErrNoFit, or an input Prune refuses to break further
 		}

@@ -153,12 +153,32 @@ func TestRoundTripUnchanged(t *testing.T) {
 		if got := encode(t, c); !bytes.Equal(got, src) {
 			t.Errorf("%s: Encode changed an unpruned conversation", p)
 		}
-		res, err := Prune(c, 10_000_000, counter(t), nil)
+		res, err := Prune(c, counter(t), &Options{Budget: 10_000_000})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Changed() || !bytes.Equal(encode(t, res.Conversation), src) {
 			t.Errorf("%s: Prune under a huge budget changed the conversation", p)
+		}
+	}
+}
+
+// TestPruneBudgetRequired: the budget comes in Options.Budget, as in
+// slicer.SelectOptions and split.Options; nil options or a budget that is
+// not positive is an error, whatever the conversation's size, and the
+// options are not modified.
+func TestPruneBudgetRequired(t *testing.T) {
+	c, _ := parseFile(t, fixtures(t)[0])
+	for _, opts := range []*Options{nil, {}, {Budget: -1, KeepLast: 1}} {
+		var before Options
+		if opts != nil {
+			before = *opts
+		}
+		if _, err := Prune(c, counter(t), opts); err == nil || !strings.Contains(err.Error(), "budget must be positive") {
+			t.Errorf("Prune(%+v) error = %v, want budget must be positive", opts, err)
+		}
+		if opts != nil && (opts.Budget != before.Budget || opts.KeepLast != before.KeepLast) {
+			t.Errorf("Prune modified its options: %+v, was %+v", *opts, before)
 		}
 	}
 }
@@ -179,7 +199,7 @@ func TestPruneTranscripts(t *testing.T) {
 		full, pinned, bs := budgets(t, c)
 		for _, b := range bs {
 			t.Run(fmt.Sprintf("%s/%d", filepath.Base(p), b), func(t *testing.T) {
-				res, err := Prune(c, b, counter(t), nil)
+				res, err := Prune(c, counter(t), &Options{Budget: b})
 				if b < pinned {
 					if !errors.Is(err, ErrNoFit) || !strings.Contains(err.Error(), fmt.Sprint(pinned)) {
 						t.Fatalf("budget %d < pinned %d: error = %v, want ErrNoFit naming the pinned size", b, pinned, err)
@@ -452,7 +472,7 @@ func TestGolden(t *testing.T) {
 		fmt.Fprintf(&b, "%s: %s, %d items, %d tokens, pinned %d\n", filepath.Base(p), c.Format(), c.Len(), full, pinned)
 		for _, frac := range []int{50, 10} {
 			limit := pinned + (full-pinned)*frac/100
-			res, err := Prune(c, limit, counter(t), nil)
+			res, err := Prune(c, counter(t), &Options{Budget: limit})
 			fmt.Fprintf(&b, "\nbudget %d (pinned + %d%% of the rest):\n", limit, frac)
 			if err != nil {
 				fmt.Fprintf(&b, "  error: %v\n", err)
@@ -542,7 +562,7 @@ func TestRolloutShapes(t *testing.T) {
 			if full <= pinned {
 				t.Fatalf("full %d <= pinned %d: nothing to prune", full, pinned)
 			}
-			res, err := Prune(c, limit, counter(t), nil)
+			res, err := Prune(c, counter(t), &Options{Budget: limit})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -597,7 +617,7 @@ func TestScreenshotsInToolResults(t *testing.T) {
 		{"recent screenshots lose their images too", full - 5*budget.ImageTokens + 200, []string{StepMask, StepSupersede}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Prune(c, tc.limit, counter(t), &Options{KeepLast: 1, MaskAfter: 3})
+			res, err := Prune(c, counter(t), &Options{Budget: tc.limit, KeepLast: 1, MaskAfter: 3})
 			if err != nil {
 				t.Fatal(err)
 			}

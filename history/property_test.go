@@ -263,7 +263,9 @@ func TestPropertyRandom(t *testing.T) {
 			full, pinned := s.total(), s.pinnedTokens()
 			limit := pinned + g.r.IntN(max(full-pinned, 1)+1)
 			t.Run(fmt.Sprintf("%s/%d/%d", f, seed, limit), func(t *testing.T) {
-				res, err := Prune(c, limit, counter(t), opts)
+				o := *opts
+				o.Budget = limit
+				res, err := Prune(c, counter(t), &o)
 				if err != nil {
 					t.Fatalf("full %d pinned %d: %v", full, pinned, err)
 				}

@@ -48,8 +48,13 @@ const (
 // budget. It is budget.ErrNoFit too, for errors.Is.
 var ErrNoFit error = budget.NoFitSentinel("pinned minimum does not fit the budget")
 
-// Options tunes Prune. The zero value is valid; Prune does not modify it.
+// Options configures Prune. The zero value is valid except for Budget,
+// which must be positive (as in slicer.SelectOptions and split.Options);
+// Prune does not modify the options.
 type Options struct {
+	// Budget is the hard cap on the pruned request's tokens, counted with
+	// the Counter passed to Prune as Tokens counts them.
+	Budget int
 	// KeepLast is how many of the most recent turns are never modified or
 	// dropped. 0 means DefaultKeepLast; a negative value keeps only the
 	// last turn. A turn here is an atom: a user message, an assistant
@@ -61,7 +66,7 @@ type Options struct {
 	// the KeepLast turns.
 	MaskAfter int
 	// MaxItem is the size in tokens above which step 3 truncates the middle
-	// of an item. 0 means budget/8 (at least 256).
+	// of an item. 0 means Budget/8 (at least 256).
 	MaxItem int
 	// Logf receives progress notes; nil discards them.
 	Logf func(format string, args ...any)
@@ -78,7 +83,7 @@ type Step struct {
 type Removal struct {
 	Step   string
 	Item   int // index of the item in the input conversation
-	Tokens int // tokens saved
+	Tokens int // tokens saved: the exact saving, scaled as Tokens scales
 	What   string
 }
 
@@ -87,8 +92,8 @@ type Result struct {
 	// Conversation is the pruned conversation; it is the input itself
 	// when nothing had to change.
 	Conversation  *Conversation
-	Before, After int // request tokens
-	Limit         int
+	Before, After int // request tokens, as Tokens counts them
+	Limit         int // Options.Budget
 	Pinned        int // tokens of what Prune never touches, plus the notice dropping all else needs
 	Steps         []Step
 	Removed       []Removal
@@ -98,7 +103,9 @@ type Result struct {
 // Changed reports whether anything was pruned.
 func (r *Result) Changed() bool { return r.Conversation != nil && r.Conversation.changed }
 
-// Tokens counts conv as a request, with Prune's accounting.
+// Tokens counts conv as a request, with Prune's accounting: the parts by
+// the exact counter under c, summed, then scaled once as c scales (see
+// the package documentation).
 func Tokens(conv *Conversation, c budget.Counter) int {
 	return budget.Total(c, func(c budget.Counter) int {
 		a := accountant{conv.format, c}
@@ -110,28 +117,34 @@ func Tokens(conv *Conversation, c budget.Counter) int {
 	})
 }
 
-// Prune returns conv cut down to at most limit tokens, counted with c as the
-// API would (see the package documentation for the policy). conv is not
-// modified. It returns an error wrapping ErrNoFit when the pinned minimum
-// does not fit.
-func Prune(conv *Conversation, limit int, c budget.Counter, opts *Options) (*Result, error) {
+// Prune returns conv cut down to at most opts.Budget tokens, counted with c
+// as the API would (see the package documentation for the policy). conv and
+// opts are not modified. It returns an error wrapping ErrNoFit when the
+// pinned minimum does not fit.
+func Prune(conv *Conversation, c budget.Counter, opts *Options) (*Result, error) {
 	if c == nil {
 		return nil, budget.ErrNilCounter
-	}
-	if limit <= 0 {
-		return nil, fmt.Errorf("budget must be positive, got %d", limit)
 	}
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
+	limit := o.Budget
+	if limit <= 0 {
+		return nil, fmt.Errorf("budget must be positive, got %d", limit)
+	}
+	// One accounting with Tokens: every count below is the exact
+	// counter's under c, summed, and scaled once (budget.ScaleCount) when
+	// reported or compared with limit (as s.limit, budget.ExactLimit), so
+	// that what Prune fits is what Tokens counts.
 	s := newState(conv, limit, c, o)
-	res := &Result{Conversation: conv, Limit: limit, Before: s.total(), Pinned: s.pinnedTokens()}
-	if res.Before <= limit {
+	pinned := s.pinnedTokens()
+	res := &Result{Conversation: conv, Limit: limit, Before: s.scaled(s.total()), Pinned: s.scaled(pinned)}
+	if s.fits() {
 		res.After = res.Before
 		return res, nil
 	}
-	if res.Pinned > limit {
+	if pinned > s.limit {
 		return nil, s.noFit()
 	}
 	for _, step := range []struct {
@@ -143,21 +156,22 @@ func Prune(conv *Conversation, limit int, c budget.Counter, opts *Options) (*Res
 		{StepTruncate, s.truncate},
 		{StepDrop, s.dropTurns},
 	} {
-		if s.total() <= limit {
+		if s.fits() {
 			break
 		}
-		before := s.total()
+		before := s.scaled(s.total())
 		edits := step.run()
-		res.Steps = append(res.Steps, Step{step.name, before, s.total(), edits})
-		s.logf("history: %s: %d edits, %d → %d tokens (budget %d)", step.name, edits, before, s.total(), limit)
+		after := s.scaled(s.total())
+		res.Steps = append(res.Steps, Step{step.name, before, after, edits})
+		s.logf("history: %s: %d edits, %d → %d tokens (budget %d)", step.name, edits, before, after, limit)
 	}
-	if s.total() > limit {
+	if !s.fits() {
 		return nil, s.noFit()
 	}
 	out := s.build()
 	// conv may itself be pruned already: its lines are still the input's,
 	// so the cuts add up.
-	cut, floor := usageCut(s.a, conv, out)
+	cut, floor := usageCut(s.a, s.scaled, conv, out)
 	out.usageCut, out.usageFloor = conv.usageCut+cut, floor
 	if cut > 0 {
 		s.logf("history: codex: the last token_count record (line %d) loses the %d tokens pruned before it", conv.usageLine+1, cut)
@@ -181,11 +195,17 @@ func Prune(conv *Conversation, limit int, c budget.Counter, opts *Options) (*Res
 type span struct{ start, end int }
 
 type state struct {
-	conv    *Conversation
-	f       Format
+	conv *Conversation
+	f    Format
+	// c is the exact counter under the caller's counter uc (budget.Exact):
+	// costs, totals, limit and maxItem are its counts, which add up; scaled
+	// gives a count in uc's units, as Tokens reports it.
 	c       budget.Counter
+	uc      budget.Counter
 	a       accountant
-	limit   int
+	limit   int // the largest exact total within budget (budget.ExactLimit)
+	budget  int // Options.Budget, in uc's units
+	maxItem int // Options.MaxItem as an exact count
 	o       Options
 	items   []item
 	cost    []int
@@ -213,8 +233,11 @@ const (
 	noticeMerge           // the notice is merged into a kept Anthropic user message
 )
 
+// newState prepares the pruning of conv to limit tokens by c.
 func newState(conv *Conversation, limit int, c budget.Counter, o Options) *state {
-	s := &state{conv: conv, f: conv.format, c: c, a: accountant{conv.format, c}, limit: limit, o: o,
+	exact := budget.Exact(c)
+	s := &state{conv: conv, f: conv.format, c: exact, uc: c, a: accountant{conv.format, exact},
+		limit: budget.ExactLimit(c, limit), budget: limit, o: o,
 		names: map[[2]int]call{}, done: map[[2]int]bool{}}
 	s.items = append([]item(nil), conv.items...)
 	n := len(s.items)
@@ -237,6 +260,7 @@ func newState(conv *Conversation, limit int, c budget.Counter, o Options) *state
 	if s.o.MaxItem <= 0 {
 		s.o.MaxItem = max(limit/maxItemDivisor, minMaxItem)
 	}
+	s.maxItem = budget.ExactLimit(c, s.o.MaxItem)
 	s.protectFrom = s.fromEnd(s.o.KeepLast)
 	s.maskFrom = s.fromEnd(max(s.o.MaskAfter, 0))
 	s.latestUser = -1
@@ -338,6 +362,9 @@ func (s *state) total() int {
 
 func (s *state) fits() bool { return s.total() <= s.limit }
 
+// scaled converts an exact count to the caller's counter's units.
+func (s *state) scaled(n int) int { return budget.ScaleCount(s.uc, n) }
+
 func (s *state) logf(format string, args ...any) {
 	if s.o.Logf != nil {
 		s.o.Logf(format, args...)
@@ -385,13 +412,21 @@ func (s *state) noFit() error {
 		}
 	}
 	pinned := s.pinnedTokens()
-	return &budget.NoFitError{Pinned: pinned, Budget: s.limit, Err: ErrNoFit, Breakdown: []budget.Share{
+	shares := []budget.Share{
 		{Name: "instructions, tools and reply overhead", Tokens: s.fixed},
 		{Name: "system, developer and injected context", Tokens: sys},
 		{Name: "latest user turn", Tokens: user},
 		{Name: fmt.Sprintf("last %d turns kept whole", s.o.KeepLast), Tokens: last},
 		{Name: "notice of dropped turns", Tokens: pinned - s.fixed - sys - user - last},
-	}}
+	}
+	// In the caller's units, each share is the scaled running sum less the
+	// one before it, so that the shares still sum to Pinned.
+	sum, prev := 0, 0
+	for i := range shares {
+		sum += shares[i].Tokens
+		shares[i].Tokens, prev = s.scaled(sum)-prev, s.scaled(sum)
+	}
+	return &budget.NoFitError{Pinned: s.scaled(pinned), Budget: s.budget, Err: ErrNoFit, Breakdown: shares}
 }
 
 // edit replaces item i's bytes and recounts it.
@@ -399,7 +434,7 @@ func (s *state) edit(i int, raw json.RawMessage, step, what string) {
 	before := s.cost[i]
 	s.items[i].raw = raw
 	s.cost[i] = s.a.item(raw)
-	s.removed = append(s.removed, Removal{step, i, before - s.cost[i], what})
+	s.removed = append(s.removed, Removal{step, i, s.scaled(before - s.cost[i]), what})
 }
 
 // resultSlot is one tool result in the conversation.
@@ -465,7 +500,7 @@ func (s *state) mask() int {
 		if t < minMaskTokens {
 			continue
 		}
-		p := fmt.Sprintf("%soutput of %s omitted (%d tokens)]", placeholderTag, s.toolName(r), t)
+		p := fmt.Sprintf("%soutput of %s omitted (%d tokens)]", placeholderTag, s.toolName(r), s.scaled(t))
 		if s.replaceResult(r, StepMask, p) {
 			n++
 		}
@@ -515,7 +550,7 @@ func (s *state) supersede() int {
 		if !ok {
 			continue
 		}
-		if s.replaceResult(r, StepSupersede, fmt.Sprintf(p, s.a.result(s.items[r.item].raw, r.block))) {
+		if s.replaceResult(r, StepSupersede, fmt.Sprintf(p, s.scaled(s.a.result(s.items[r.item].raw, r.block)))) {
 			n++
 		}
 	}
@@ -650,26 +685,27 @@ func (s *state) cut(text string, textOnly bool) (string, bool) {
 		return "", false
 	}
 	t := s.c.Count(text)
-	if t <= s.o.MaxItem {
+	if t <= s.maxItem {
 		return "", false
 	}
 	const markerTokens = 16 // the marker's own size, about
-	target := max(s.o.MaxItem, t-(s.total()-s.limit)-markerTokens)
+	target := max(s.maxItem, t-(s.total()-s.limit)-markerTokens)
 	if target >= t {
 		return "", false
 	}
-	return truncateMiddle(s.c, text, t, target), true
+	return truncateMiddle(s.c, text, t, target, s.scaled), true
 }
 
-// truncateMiddle keeps about target tokens of text, head and tail, with a
-// marker in place of the middle.
-func truncateMiddle(c budget.Counter, text string, total, target int) string {
+// truncateMiddle keeps about target tokens of text, head and tail, by c,
+// with a marker in place of the middle saying how many tokens it held
+// (scaled to the caller's units).
+func truncateMiddle(c budget.Counter, text string, total, target int, scaled func(int) int) string {
 	headBudget := target * truncateHeadPercent / 100
 	tailBudget := target - headBudget
 	h := prefixLen(c, text, headBudget)
 	t := suffixLen(c, text[h:], tailBudget)
 	head, tail := text[:h], text[len(text)-t:]
-	omitted := total - c.Count(head) - c.Count(tail)
+	omitted := scaled(total - c.Count(head) - c.Count(tail))
 	return fmt.Sprintf("%s\n%s%d tokens omitted from the middle]\n%s", head, placeholderTag, omitted, tail)
 }
 
@@ -766,7 +802,7 @@ func (s *state) dropTurns() int {
 			saved += s.cost[i]
 		}
 		s.droppedTurns++
-		s.removed = append(s.removed, Removal{StepDrop, sp.start, saved, s.describe(sp)})
+		s.removed = append(s.removed, Removal{StepDrop, sp.start, s.scaled(saved), s.describe(sp)})
 		s.placeNotice()
 		n++
 	}

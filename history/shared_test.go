@@ -60,7 +60,7 @@ func TestSharedTranscripts(t *testing.T) {
 					continue
 				}
 				t.Run(fmt.Sprint(b), func(t *testing.T) {
-					res, err := Prune(c, b, counter(t), nil)
+					res, err := Prune(c, counter(t), &Options{Budget: b})
 					if err != nil {
 						t.Fatal(err)
 					}

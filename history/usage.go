@@ -69,9 +69,10 @@ func isUsageRecord(payload json.RawMessage) bool {
 
 // usageCut returns what pruning took out of the items before rollout line
 // usageLine (the request Codex's last usage record describes), in tokens
-// counted by a, and ctxtrim's count of what remains of them with the fixed
-// part (a lower bound for the rewritten count).
-func usageCut(a accountant, before, after *Conversation) (cut, kept int) {
+// counted by a (exact) and scaled to the caller's units, and ctxtrim's count
+// of what remains of them with the fixed part (a lower bound for the
+// rewritten count).
+func usageCut(a accountant, scaled func(int) int, before, after *Conversation) (cut, kept int) {
 	if before.shape != shapeRollout || before.usageLine < 0 {
 		return 0, 0
 	}
@@ -84,7 +85,7 @@ func usageCut(a accountant, before, after *Conversation) (cut, kept int) {
 		return n
 	}
 	kept = sum(after.items)
-	return sum(before.items) - kept, kept + a.fixedTokens(after)
+	return scaled(sum(before.items)) - scaled(kept), scaled(kept + a.fixedTokens(after))
 }
 
 // rewriteUsage returns the token_count record l with info.last_token_usage

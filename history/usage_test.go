@@ -98,7 +98,7 @@ func TestTokenCountAfterPruning(t *testing.T) {
 			if tc.slack > 0 {
 				limit = full - tc.slack
 			}
-			res, err := Prune(c, limit, counter(t), &Options{KeepLast: 1})
+			res, err := Prune(c, counter(t), &Options{Budget: limit, KeepLast: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestTokenCountUnchanged(t *testing.T) {
 		if c.usageLine < 0 {
 			t.Fatalf("%s: no token_count record found", p)
 		}
-		res, err := Prune(c, 1<<30, counter(t), nil)
+		res, err := Prune(c, counter(t), &Options{Budget: 1 << 30})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,11 +182,11 @@ func TestTokenCountPrunedTwice(t *testing.T) {
 	c, _ := parseFile(t, "testdata/transcripts/codex-0.169-multiturn.jsonl")
 	full, pinned, _ := budgets(t, c)
 	mid := (full + pinned) / 2
-	once, err := Prune(c, mid, counter(t), &Options{KeepLast: 1})
+	once, err := Prune(c, counter(t), &Options{Budget: mid, KeepLast: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	twice, err := Prune(once.Conversation, pinned, counter(t), &Options{KeepLast: 1})
+	twice, err := Prune(once.Conversation, counter(t), &Options{Budget: pinned, KeepLast: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,13 +4,14 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // BenchmarkSelectMoby measures a warm select on a real repository: set
 // CTXTRIM_BENCH_REPO to a checkout (the goal is moby/moby, 13k files, in
-// under 1 s on two cores). The index is built once outside the loop, as a
-// warm cache would make it; NewIndex's own cost is benchmarked in walk.go's
-// tests.
+// under 1 s on two cores). The index is built in the loop with a warm
+// cache; index.New's own cost is benchmarked in slicer/index.
 func BenchmarkSelectMoby(b *testing.B) {
 	dir := os.Getenv("CTXTRIM_BENCH_REPO")
 	if dir == "" {
@@ -21,7 +22,7 @@ func BenchmarkSelectMoby(b *testing.B) {
 	task := "docker build fails with context canceled when the daemon restarts during a pull"
 	b.ReportAllocs()
 	for b.Loop() {
-		ix, err := NewIndex(ctx, &IndexOptions{Dir: dir})
+		ix, err := index.New(ctx, &index.Options{Dir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}

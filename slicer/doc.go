@@ -1,49 +1,13 @@
-// Package slicer indexes a repository and selects the context a task needs,
-// under an exact token budget.
+// Package slicer selects the context a task needs from a repository index
+// (package slicer/index), under an exact token budget.
 //
 // # Index
 //
-// NewIndex builds an Index: every file a user would expect git to
-// consider, with its language, blob hash, status, class, a token estimate
-// and, for source files, its definitions and the identifiers it uses.
-//
-//  1. Files. The git index gives the tracked paths with their blob hashes,
-//     sizes and mtimes; a walk of the work tree adds untracked files that no
-//     ignore rule excludes. Ignore rules are go-git gitignore patterns,
-//     lowest precedence first: core.excludesFile, .git/info/exclude,
-//     .gitignore files from the root down; .ctxtrimignore files, same
-//     syntax, then exclude more (tracked files too). Submodules are listed,
-//     not descended; nested repositories are skipped; symbolic links are
-//     followed only to files inside the work tree.
-//  2. Skips. Before reading, by path: vendored trees (whole), lock files,
-//     generated and minified names, files over the size limit, large
-//     fixtures. After reading, by content: binary (a NUL in the first 8000
-//     bytes, as git decides), generated ("Code generated … DO NOT EDIT."
-//     and kin), minified (long lines). Each skip has a reason and a detail
-//     in Index.Skipped; IndexOptions.All keeps the classified ones instead.
-//     ListFiles runs step 1 alone (with vendored trees skipped), so that other
-//     packages (split -files) apply exactly the index's ignore rules;
-//     FindFiles makes the same decisions only where a set of patterns can
-//     match (ctxtrim check's prompt files): tracked files from the git
-//     index, untracked ones at the paths, directories and names the
-//     patterns give, without walking the whole tree.
-//  3. Change detection. A tracked file whose size and mtime match its index
-//     entry (and that is not racily clean) keeps the entry's blob hash
-//     unread; others are read and hashed. Staged changes come from the
-//     index against HEAD, skipping subtrees whose cached tree hash matches.
-//     A full worktree status is never run.
-//  4. Extraction. A bounded pool of workers, each with one tree-sitter
-//     parser and query cursor, runs per-language queries (extract_queries.go)
-//     for definitions and references; Go goes through go/parser instead,
-//     ten times faster and fuzzed against the queries. Other text is
-//     indexed lexically: its identifier-like words.
-//  5. Cache. Results are cached by blob hash + language in one file per
-//     repository under the user cache directory, versioned by the queries,
-//     classifiers and grammar module; a warm run reads no unchanged file.
-//
-// Per-file problems never fail the build; only an unusable directory or a
-// cancelled context does. The library prints nothing and holds no
-// configuration in package state.
+// The index (package slicer/index) lists the files a user would expect git
+// to consider, with their language, blob hash, status, class, a token
+// estimate and, for source files, their definitions and the identifiers
+// they use; its package doc gives the walk, the skips, change detection,
+// extraction and the cache. Select reads it and never writes it.
 //
 // # Select
 //
@@ -167,7 +131,8 @@
 // exactly.
 // The result never exceeds the budget; there is no guessed margin. The
 // task is never cut: when it does not fit with the note alone, Select
-// returns ErrTaskTooLarge and the CLI points to ctxtrim split.
+// returns a *budget.TaskTooLargeError (ErrTaskTooLarge) with the numbers,
+// and the caller splits the task (the CLI points to ctxtrim split).
 //
 // The note at the top says how many files are whole, excerpted or mapped,
 // how many more matched but did not fit, and how to ask for more.

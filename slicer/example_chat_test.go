@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // A request builder fills a Chat Completions request for a model: the
@@ -41,7 +42,7 @@ func Example_chatRequest() {
 	room := budget.ContentBudget(plan.Counter, plan.Input, "user", system)
 
 	ctx := context.Background()
-	ix, err := slicer.NewIndex(ctx, &slicer.IndexOptions{Dir: dir, NoCache: true})
+	ix, err := index.New(ctx, &index.Options{Dir: dir, NoCache: true})
 	if err != nil {
 		fmt.Println(err)
 		return

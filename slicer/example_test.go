@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // A request builder selects the repository context a task needs within the
@@ -55,7 +56,7 @@ func send(url string, body []byte) error { return nil }
 	}
 
 	ctx := context.Background()
-	ix, err := slicer.NewIndex(ctx, &slicer.IndexOptions{Dir: dir, NoCache: true})
+	ix, err := index.New(ctx, &index.Options{Dir: dir, NoCache: true})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/google/go-cmp/cmp"
@@ -84,7 +85,7 @@ func TestHistoryReadersAgree(t *testing.T) {
 
 // TestRecencyAndCoChange states the git signals as formulas.
 func TestRecencyAndCoChange(t *testing.T) {
-	ix := &Index{Files: []File{{Path: "a.go"}, {Path: "a_test.go"}, {Path: "b.go"}, {Path: "c.go"}, {Path: "dir/d.go"}}}
+	ix := &index.Index{Files: []index.File{{Path: "a.go"}, {Path: "a_test.go"}, {Path: "b.go"}, {Path: "c.go"}, {Path: "dir/d.go"}}}
 	lk := newLookup(ix)
 	h := &history{commits: [][]string{{"a.go", "dir/d.go"}, {"a.go", "c.go"}, {"b.go"}, {"a.go", "a_test.go"}}}
 	e := func(d float64) float64 { return mathExp(-d / recencyScale) }

@@ -3,6 +3,8 @@ package slicer
 import (
 	"math"
 	"sort"
+
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // This file ranks files on the definition ↔ reference graph with a
@@ -43,7 +45,7 @@ type graph struct {
 // define it (at most maxSymbolDefiners of them), and back with
 // reverseEdgeWeight. An edge's weight is 1/len(definers), so an ambiguous
 // name spreads its vote, times mentionedEdgeBoost when the task names it.
-func buildGraph(ix *Index, lk *lookup, mentioned map[string]bool) *graph {
+func buildGraph(ix *index.Index, lk *lookup, mentioned map[string]bool) *graph {
 	n := len(ix.Files)
 	type edge struct {
 		to int32
@@ -54,7 +56,7 @@ func buildGraph(ix *Index, lk *lookup, mentioned map[string]bool) *graph {
 	var rev [][]edge = make([][]edge, n)
 	for i := range ix.Files {
 		f := &ix.Files[i]
-		if len(f.Refs) == 0 || f.Class == Vendored || f.Class == Lock || f.Class == Minified {
+		if len(f.Refs) == 0 || f.Class == index.Vendored || f.Class == index.Lock || f.Class == index.Minified {
 			continue
 		}
 		clear(local)

@@ -6,20 +6,22 @@ import (
 	"testing"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // memIndex builds an Index over in-memory files, with definitions from
-// Definitions and classes from classifyPath, and a reader for them.
-func memIndex(t testing.TB, files map[string]string) (*Index, func(string) ([]byte, error)) {
+// index.Definitions and classes from index.ClassifyPath, and a reader for
+// them.
+func memIndex(t testing.TB, files map[string]string) (*index.Index, func(string) ([]byte, error)) {
 	t.Helper()
-	ix := &Index{Root: "/mem/repo"}
+	ix := &index.Index{Root: "/mem/repo"}
 	for p, src := range files {
-		syms, refs, err := Definitions(p, []byte(src))
+		syms, refs, err := index.Definitions(p, []byte(src))
 		if err != nil {
 			t.Fatalf("Definitions(%s): %v", p, err)
 		}
-		ix.Files = append(ix.Files, File{
-			Path: p, Size: int64(len(src)), Lang: detectLang(p, []byte(src)), Class: classifyPath(p),
+		ix.Files = append(ix.Files, index.File{
+			Path: p, Size: int64(len(src)), Lang: index.DetectLang(p, []byte(src)), Class: index.ClassifyPath(p),
 			Tokens: len(src) / 4, Symbols: syms, Refs: refs,
 		})
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/ctxtrim/ctxtrim/slicer/internal/ascii"
 )
 
 // This file finds what a task names explicitly: paths, file names,
@@ -212,7 +214,7 @@ func isCodeLike(s string) bool {
 		return true
 	}
 	for i := 1; i < len(s); i++ {
-		if isUpper(s[i]) && (isLower(s[i-1]) || isDigit(s[i-1])) {
+		if ascii.IsUpper(s[i]) && (ascii.IsLower(s[i-1]) || ascii.IsDigit(s[i-1])) {
 			return true
 		}
 	}

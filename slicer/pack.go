@@ -3,12 +3,12 @@ package slicer
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // This file packs ranked files into the budget: depth for the best files,
@@ -99,7 +99,7 @@ type loaded struct {
 
 // packer chooses views under the budget.
 type packer struct {
-	ix     *Index
+	ix     *index.Index
 	q      *query
 	stats  []fileStats
 	c      budget.Counter
@@ -485,7 +485,7 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 		}
 		n = lo
 		if cost(n) > p.budget {
-			return fmt.Errorf("%w: the task and the prompt frame take %d tokens, the budget is %d; split the task with `ctxtrim split` or raise --budget", ErrTaskTooLarge, cost(n), p.budget)
+			return taskTooLarge(cost(n), p.budget)
 		}
 	}
 	kv := min(n, len(views))

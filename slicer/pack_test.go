@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -188,7 +189,7 @@ func TestUnits(t *testing.T) {
 		"\tfmt.Println(A)",          // 14
 		"}",                         // 15
 	}
-	f := &File{Lang: "go", Symbols: []Symbol{
+	f := &index.File{Lang: "go", Symbols: []index.Symbol{
 		{Name: "A", Kind: "const", Start: 8, End: 8},
 		{Name: "B", Kind: "const", Start: 9, End: 9},
 		{Name: "Run", Kind: "function", Start: 13, End: 15},
@@ -241,7 +242,7 @@ func TestUnits(t *testing.T) {
 		"        self.open = False", // 10
 		"        return None",       // 11
 	}
-	pf := &File{Lang: "python", Symbols: []Symbol{
+	pf := &index.File{Lang: "python", Symbols: []index.Symbol{
 		{Name: "Session", Kind: "class", Start: 1, End: 11},
 		{Name: "rebuild", Kind: "method", Start: 5, End: 7, Scope: "Session"},
 		{Name: "close", Kind: "method", Start: 9, End: 11, Scope: "Session"},

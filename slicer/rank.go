@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/ctxtrim/ctxtrim/slicer/index"
+	"github.com/ctxtrim/ctxtrim/slicer/internal/ascii"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -69,23 +71,23 @@ const (
 // classFactor scales the non-mention part of a file's score by what the
 // file is. Explicit mentions are not scaled: a user who names a lock file
 // wants it.
-func classFactor(c Class) float64 {
+func classFactor(c index.Class) float64 {
 	switch c {
-	case Source:
+	case index.Source:
 		return 1
-	case Test:
+	case index.Test:
 		return 0.45 // useful, but usually second to the code under test
-	case Doc:
+	case index.Doc:
 		return 0.3 // prose repeats the task's words without being the answer
-	case Config:
+	case index.Config:
 		return 0.35
-	case Generated:
+	case index.Generated:
 		return 0.1 // regenerate, don't edit
-	case Fixture:
+	case index.Fixture:
 		return 0.1
-	case Vendored:
+	case index.Vendored:
 		return 0.03 // someone else's code
-	case Lock, Minified:
+	case index.Lock, index.Minified:
 		return 0.01 // never useful context unless named
 	}
 	return 1
@@ -159,7 +161,7 @@ func phraseCompounds(task string) []string {
 	}
 	start := -1
 	for i := 0; i <= len(task); i++ {
-		if i < len(task) && (isLetter(task[i]) || isDigit(task[i])) {
+		if i < len(task) && (ascii.IsLetter(task[i]) || ascii.IsDigit(task[i])) {
 			if start < 0 {
 				start = i
 			}
@@ -178,7 +180,7 @@ func phraseCompounds(task string) []string {
 
 func isAlpha(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !isLower(s[i]) {
+		if !ascii.IsLower(s[i]) {
 			return false
 		}
 	}
@@ -208,9 +210,9 @@ type fileStats struct {
 
 // skipContent reports whether a file's contents are not worth scanning:
 // they could only be context if named, and the path still matches.
-func skipContent(f *File) bool {
+func skipContent(f *index.File) bool {
 	switch f.Class {
-	case Vendored, Lock, Minified:
+	case index.Vendored, index.Lock, index.Minified:
 		return true
 	}
 	return false
@@ -219,7 +221,7 @@ func skipContent(f *File) bool {
 // scanContents reads every file once and counts query terms, quotes and
 // their lines. Files are read in parallel; results land in an
 // index-addressed slice.
-func scanContents(ctx context.Context, ix *Index, q *query, par int, read func(string) ([]byte, error)) ([]fileStats, error) {
+func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read func(string) ([]byte, error)) ([]fileStats, error) {
 	stats := make([]fileStats, len(ix.Files))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(par)
@@ -311,7 +313,7 @@ func appendUnique(s []int, v int) []int {
 // bm25 scores every file's contents and path against the query and returns
 // the scores normalized to [0, 1] by the best file, plus the matched terms
 // of each file for explanations.
-func bm25(ix *Index, q *query, stats []fileStats) []float64 {
+func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 	n := len(ix.Files)
 	out := make([]float64, n)
 	if len(q.terms) == 0 || n == 0 {
@@ -400,7 +402,7 @@ type lookup struct {
 	defs   map[string][]int // symbol name → files defining it (distinct, sorted)
 }
 
-func newLookup(ix *Index) *lookup {
+func newLookup(ix *index.Index) *lookup {
 	lk := &lookup{
 		byPath: make(map[string]int, len(ix.Files)),
 		byBase: map[string][]int{},
@@ -433,7 +435,7 @@ func newLookup(ix *Index) *lookup {
 
 // matchMentions scores each file by what the task names. The result maps
 // file index to its target record.
-func matchMentions(ix *Index, lk *lookup, q *query, stats []fileStats) map[int]*mentionTarget {
+func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map[int]*mentionTarget {
 	out := map[int]*mentionTarget{}
 	add := func(i int, s float64, line int, why string) {
 		t := out[i]
@@ -626,7 +628,7 @@ type ranked struct {
 // rankInput is everything scoring needs, so that it can be tested on
 // hand-built indexes.
 type rankInput struct {
-	ix      *Index
+	ix      *index.Index
 	q       *query
 	lk      *lookup
 	stats   []fileStats
@@ -690,7 +692,7 @@ func rankFiles(in *rankInput) []ranked {
 		if co != nil {
 			s.CoChange = weightCoChange * co[i] * s.Class
 		}
-		if f.Status&(Modified|Staged|Untracked) != 0 {
+		if f.Status&(index.Modified|index.Staged|index.Untracked) != 0 {
 			s.Dirty = weightDirty * s.Class
 		}
 	}
@@ -702,7 +704,7 @@ func rankFiles(in *rankInput) []ranked {
 	// Test ↔ source pairing.
 	sources := map[string][]int{}
 	for i := range ix.Files {
-		if _, test := pairKey(ix.Files[i].Path); test || ix.Files[i].Class == Test {
+		if _, test := pairKey(ix.Files[i].Path); test || ix.Files[i].Class == index.Test {
 			continue
 		}
 		for _, k := range sourceKeys(ix.Files[i].Path) {
@@ -773,7 +775,7 @@ const maxGraphSeeds = 20
 
 // seedClassFactor keeps vendored, generated and lock files from seeding the
 // walk unless they are the only match.
-func seedClassFactor(c Class) float64 { return classFactor(c) }
+func seedClassFactor(c index.Class) float64 { return classFactor(c) }
 
 // topIndexes returns the indexes of the k largest positive values, largest
 // first, ties by index.

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // rankTask ranks an in-memory index for task, without history.
-func rankTask(t *testing.T, ix *Index, read func(string) ([]byte, error), task string) []ranked {
+func rankTask(t *testing.T, ix *index.Index, read func(string) ([]byte, error), task string) []ranked {
 	t.Helper()
 	q := newQuery(task)
 	stats, err := scanContents(context.Background(), ix, q, 2, read)
@@ -91,7 +92,7 @@ func TestScoreFormulas(t *testing.T) {
 		// the test class; the source gets pairShare of the test's.
 		test := get(rk, "pkg/alpha_test.go")
 		own := s.Score - s.Pair
-		if diff := cmp.Diff(pairShare*own*classFactor(Test), test.Pair, approx); diff != "" {
+		if diff := cmp.Diff(pairShare*own*classFactor(index.Test), test.Pair, approx); diff != "" {
 			t.Errorf("test Pair (-want +got):\n%s", diff)
 		}
 	})

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ctxtrim/ctxtrim/slicer/internal/ascii"
 )
 
 // This file replaces well-known credential shapes with a placeholder that
@@ -142,8 +144,8 @@ func looksSecret(v string) bool {
 	}
 	var letters, digits bool
 	for _, c := range []byte(v) {
-		letters = letters || isLetter(c)
-		digits = digits || isDigit(c)
+		letters = letters || ascii.IsLetter(c)
+		digits = digits || ascii.IsDigit(c)
 	}
 	return letters && digits
 }

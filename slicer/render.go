@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // This file renders a selection as a prompt. Every format carries the same
@@ -18,7 +20,7 @@ type renderer struct {
 	repo   string // short description of the repository, for the note
 }
 
-func newRenderer(format, task string, ix *Index) *renderer {
+func newRenderer(format, task string, ix *index.Index) *renderer {
 	repo := path.Base(strings.ReplaceAll(ix.Root, `\`, "/"))
 	if repo == "." || repo == "/" || repo == "" {
 		repo = "the repository"

@@ -12,13 +12,23 @@ import (
 	"time"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/go-git/go-git/v5"
 )
 
-// ErrTaskTooLarge is returned (wrapped) by Select when the task alone, with
-// the smallest header, does not fit the budget. The task is never cut: split
-// it with ctxtrim split, or raise the budget.
-var ErrTaskTooLarge = errors.New("task alone exceeds the budget")
+// ErrTaskTooLarge is the sentinel of Select's error when the task alone,
+// with the prompt frame and the longest note, does not fit the budget. The
+// error is a *budget.TaskTooLargeError with the numbers (Need, the tokens of
+// task and frame; Budget, SelectOptions.Budget) whose Err is ErrTaskTooLarge,
+// so errors.Is holds for both ErrTaskTooLarge and budget.ErrNoFit. The task
+// is never cut: the caller splits it or raises the budget.
+var ErrTaskTooLarge error = budget.NoFitSentinel("task alone exceeds the budget")
+
+// taskTooLarge is Select's error when the task and the prompt frame take
+// need tokens of the budget.
+func taskTooLarge(need, budgetTokens int) error {
+	return &budget.TaskTooLargeError{What: "the task and the prompt frame", Need: need, Budget: budgetTokens, Err: ErrTaskTooLarge}
+}
 
 // Format names accepted by SelectOptions.Format.
 const (
@@ -133,7 +143,7 @@ type Selection struct {
 	// Redactions lists the secrets replaced in the prompt.
 	Redactions []Redaction
 	// Skipped lists files that could not be read; they are left out.
-	Skipped []Skip
+	Skipped []index.Skip
 }
 
 // explainFiles is how many unselected candidates Explain keeps.
@@ -141,10 +151,11 @@ const explainFiles = 20
 
 // Select picks the context for task from ix and renders it within
 // opts.Budget tokens as counted by c. The result is deterministic for the
-// same index, task, counter and options. It returns an error wrapping
-// ErrTaskTooLarge when the task alone does not fit; problems with single
-// files are in Selection.Skipped.
-func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts *SelectOptions) (*Selection, error) {
+// same index, task, counter and options. It returns a
+// *budget.TaskTooLargeError (errors.Is ErrTaskTooLarge and budget.ErrNoFit)
+// when the task alone does not fit; problems with single files are in
+// Selection.Skipped.
+func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter, opts *SelectOptions) (*Selection, error) {
 	if opts == nil {
 		opts = &SelectOptions{}
 	}
@@ -201,7 +212,7 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 	// The task must fit with the longest note (every file left out)
 	// before any work, so that the empty prompt always fits later.
 	if n := p.count(func(r *renderer) string { return r.render(nil, nil, len(ix.Files)) }); n > opts.Budget {
-		return nil, fmt.Errorf("%w: the task and the prompt frame take %d tokens, the budget is %d; split the task with `ctxtrim split` or raise --budget", ErrTaskTooLarge, n, opts.Budget)
+		return nil, taskTooLarge(n, opts.Budget)
 	}
 
 	t0 := time.Now()
@@ -214,7 +225,7 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 	sel := &Selection{}
 	for i := range stats {
 		if stats[i].err != nil {
-			sel.Skipped = append(sel.Skipped, Skip{Path: ix.Files[i].Path, Reason: stats[i].err.Error()})
+			sel.Skipped = append(sel.Skipped, index.Skip{Path: ix.Files[i].Path, Reason: stats[i].err.Error()})
 		}
 	}
 	var hist *history
@@ -241,7 +252,7 @@ func Select(ctx context.Context, ix *Index, task string, c budget.Counter, opts 
 
 // loadHistory reads the history from opts.Repository or from the
 // repository at ix.Root.
-func loadHistory(ctx context.Context, ix *Index, opts *SelectOptions) (*history, error) {
+func loadHistory(ctx context.Context, ix *index.Index, opts *SelectOptions) (*history, error) {
 	repo := opts.Repository
 	if repo == nil {
 		repo = ix.Repository()

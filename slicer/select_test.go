@@ -12,7 +12,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 )
@@ -29,7 +31,7 @@ func TestSelectScenarios(t *testing.T) {
 	c := testCounter(t)
 	txtartest.Run(t, "testdata/select/*.txtar", func(t *testing.T, ar *txtar.Archive) {
 		dir := txtartest.Repo(t, ar)
-		ix, err := NewIndex(context.Background(), &IndexOptions{Dir: dir, NoCache: true})
+		ix, err := index.New(context.Background(), &index.Options{Dir: dir, NoCache: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,11 +169,34 @@ func TestSelectFitsAndIsDeterministic(t *testing.T) {
 	}
 }
 
+// TestSelectTaskTooLarge: a task over the budget is a
+// *budget.TaskTooLargeError with the numbers, both ErrTaskTooLarge and
+// budget.ErrNoFit, whose message names no CLI flag or command (the CLI adds
+// its own hint). Need is the count of the smallest prompt Select could
+// render: the task and frame with no file shown and every file left out.
 func TestSelectTaskTooLarge(t *testing.T) {
 	ix, read := memIndex(t, map[string]string{"a.go": "package a\n"})
-	_, err := Select(context.Background(), ix, strings.Repeat("retry the request ", 200), testCounter(t), &SelectOptions{Budget: 100, ReadFile: read})
-	if !errors.Is(err, ErrTaskTooLarge) || !strings.Contains(err.Error(), "ctxtrim split") {
-		t.Fatalf("Select error = %v, want ErrTaskTooLarge pointing to ctxtrim split", err)
+	task := strings.Repeat("retry the request ", 200)
+	c := testCounter(t)
+	_, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: 100, ReadFile: read})
+	if !errors.Is(err, ErrTaskTooLarge) || !errors.Is(err, budget.ErrNoFit) {
+		t.Fatalf("Select error = %v, want ErrTaskTooLarge and budget.ErrNoFit", err)
+	}
+	var tl *budget.TaskTooLargeError
+	if !errors.As(err, &tl) {
+		t.Fatalf("Select error = %#v, want a *budget.TaskTooLargeError", err)
+	}
+	need := c.Count(newRenderer(FormatMarkdown, strings.TrimRight(task, "\n\r\t "), ix).render(nil, nil, len(ix.Files)))
+	for _, f := range []string{FormatXML, FormatJSON} {
+		need = max(need, c.Count(newRenderer(f, strings.TrimRight(task, "\n\r\t "), ix).render(nil, nil, len(ix.Files))))
+	}
+	if tl.Need != need || tl.Budget != 100 {
+		t.Errorf("TaskTooLargeError{Need: %d, Budget: %d}, want {%d, 100}", tl.Need, tl.Budget, need)
+	}
+	for _, cli := range []string{"ctxtrim", "--budget", "-budget"} {
+		if strings.Contains(err.Error(), cli) {
+			t.Errorf("library error %q names the CLI's %q", err, cli)
+		}
 	}
 }
 
@@ -306,6 +331,9 @@ func TestSelectGolden(t *testing.T) {
 	}
 }
 
+// update rewrites the golden files under testdata/select (go test -update).
+var update = flag.Bool("update", false, "rewrite golden files")
+
 func golden(t *testing.T, file, got string) {
 	t.Helper()
 	if *update {
@@ -325,8 +353,6 @@ func golden(t *testing.T, file, got string) {
 		t.Errorf("%s (-want +got):\n%s", file, diff)
 	}
 }
-
-var _ = flag.Bool // update is declared in extract_test.go
 
 // FuzzSelectBudget checks the hard cap on arbitrary tasks and budgets: the
 // rendered output never exceeds the budget, and a task that cannot fit is

@@ -1,5 +1,9 @@
 package slicer
 
+import (
+	"github.com/ctxtrim/ctxtrim/slicer/internal/ascii"
+)
+
 // This file splits text into the terms that lexical ranking compares:
 // identifier sub-words, lowercased and lightly stemmed.
 
@@ -39,16 +43,16 @@ func (s *termScanner) scan(src []byte, emit func(term []byte)) int {
 	kebab := -1 // start of the current hyphen-joined run, or -1
 	for i < len(src) {
 		c := src[i]
-		if !isWordByte(c) {
+		if !ascii.IsWordByte(c) {
 			i++
 			continue
 		}
 		j := i
-		for j < len(src) && isWordByte(src[j]) {
+		for j < len(src) && ascii.IsWordByte(src[j]) {
 			j++
 		}
 		n += s.word1(src[i:j], emit)
-		joined := j+1 < len(src) && src[j] == '-' && isWordByte(src[j+1])
+		joined := j+1 < len(src) && src[j] == '-' && ascii.IsWordByte(src[j+1])
 		switch {
 		case joined && kebab < 0:
 			kebab = i
@@ -67,9 +71,9 @@ func (s *termScanner) compound(run []byte, emit func([]byte)) int {
 	s.word = s.word[:0]
 	for _, c := range run {
 		switch {
-		case isUpper(c):
+		case ascii.IsUpper(c):
 			s.word = append(s.word, c+'a'-'A')
-		case isLower(c) || isDigit(c):
+		case ascii.IsLower(c) || ascii.IsDigit(c):
 			s.word = append(s.word, c)
 		}
 	}
@@ -93,11 +97,11 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 		if !boundary && start >= 0 && k > start {
 			prev, cur := w[k-1], w[k]
 			switch {
-			case isLower(prev) && isUpper(cur): // parseHTTP: e|H
+			case ascii.IsLower(prev) && ascii.IsUpper(cur): // parseHTTP: e|H
 				boundary = true
-			case isUpper(prev) && isUpper(cur) && k+1 < len(w) && isLower(w[k+1]): // HTTPHeader: P|He
+			case ascii.IsUpper(prev) && ascii.IsUpper(cur) && k+1 < len(w) && ascii.IsLower(w[k+1]): // HTTPHeader: P|He
 				boundary = true
-			case isDigit(prev) && isUpper(cur): // utf8Reader: 8|R
+			case ascii.IsDigit(prev) && ascii.IsUpper(cur): // utf8Reader: 8|R
 				boundary = true
 			}
 			if boundary {
@@ -139,7 +143,7 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 func (s *termScanner) part(p []byte, emit func([]byte)) bool {
 	s.buf = s.buf[:0]
 	for _, c := range p {
-		if isUpper(c) {
+		if ascii.IsUpper(c) {
 			c += 'a' - 'A'
 		}
 		s.buf = append(s.buf, c)
@@ -193,22 +197,9 @@ func hasSuffix(w []byte, suf string) bool {
 	return len(w) >= len(suf) && string(w[len(w)-len(suf):]) == suf
 }
 
-// isIdentStart and isWordByte are the one ASCII identifier rule of the
-// package (Go's, and most languages'): a letter or '_' starts an
-// identifier, digits may follow. The terms of ranking, the lexical
-// references of files without a grammar and the Go scanner's ASCII fast
-// path all use it; non-ASCII letters are left to the callers that accept
-// them (the Go scanner).
-func isIdentStart(c byte) bool { return isLetter(c) || c == '_' }
-func isWordByte(c byte) bool   { return isIdentStart(c) || isDigit(c) }
-func isLetter(c byte) bool     { return isLower(c) || isUpper(c) }
-func isLower(c byte) bool      { return 'a' <= c && c <= 'z' }
-func isUpper(c byte) bool      { return 'A' <= c && c <= 'Z' }
-func isDigit(c byte) bool      { return '0' <= c && c <= '9' }
-
 func allDigits(b []byte) bool {
 	for _, c := range b {
-		if !isDigit(c) {
+		if !ascii.IsDigit(c) {
 			return false
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // This file cuts a file into units, the blocks an excerpt is made of, and
@@ -57,7 +59,7 @@ type unit struct {
 
 // fileShape is what units need to know about a file's definitions.
 type fileShape struct {
-	syms   []Symbol
+	syms   []index.Symbol
 	owner  []int32 // per line (index line-1): innermost non-tiny definition, -1 if none
 	parent []int   // per symbol: innermost non-tiny definition strictly enclosing it, -1 if none
 	child  []bool  // per symbol: encloses a non-tiny definition
@@ -65,7 +67,7 @@ type fileShape struct {
 	doc    []int   // per symbol: first line of its doc comment and decorators, else its Start
 }
 
-func newShape(f *File, lines []string) *fileShape {
+func newShape(f *index.File, lines []string) *fileShape {
 	n := len(lines)
 	s := &fileShape{syms: f.Symbols, owner: make([]int32, n),
 		parent: make([]int, len(f.Symbols)), child: make([]bool, len(f.Symbols)), imp: importLines(f.Lang, lines),

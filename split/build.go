@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -596,11 +596,11 @@ func (e *expander) defPositions() []int {
 	return pos
 }
 
-// treeSitterDefinitions adapts slicer.Definitions. A file that does not
+// treeSitterDefinitions adapts index.Definitions. A file that does not
 // parse yields what tree-sitter recovered; an error means no definitions,
 // and the file is cut by paragraphs instead.
 func treeSitterDefinitions(path string, src []byte) []Def {
-	syms, _, err := slicer.Definitions(path, src)
+	syms, _, err := index.Definitions(path, src)
 	if err != nil {
 		return nil
 	}

@@ -22,7 +22,7 @@ import (
 	fdiff "github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/go-git/go-git/v5/plumbing/object"
 
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // ErrBadRange is returned (wrapped) by RangeDiff when the range is not
@@ -98,8 +98,8 @@ type Skip struct {
 // of Kind Files, one Source per file, sorted by path.
 //
 // Unless keepIgnored is set, the files that the index's ignore rules
-// exclude are left out: the same rules, applied by slicer.ListFiles, that
-// decide which files slicer.NewIndex considers. Lowest precedence first:
+// exclude are left out: the same rules, applied by index.ListFiles, that
+// decide which files index.New considers. Lowest precedence first:
 // core.excludesFile, the common git directory's info/exclude, the .gitignore
 // files from the work tree's root down (none of these hides a tracked file),
 // then .ctxtrimignore files, which hide tracked files too. Outside a work
@@ -151,7 +151,7 @@ func ReadFiles(dir string, patterns []string, keepIgnored bool) (in Input, skipp
 		if err != nil {
 			return in, skipped, fmt.Errorf("read %s: %w", p, err)
 		}
-		if slicer.BinaryAt(b) >= 0 {
+		if index.BinaryAt(b) >= 0 {
 			skipped = append(skipped, Skip{Path: p, Reason: SkipBinary})
 			continue
 		}
@@ -164,14 +164,14 @@ func ReadFiles(dir string, patterns []string, keepIgnored bool) (in Input, skipp
 }
 
 // dropIgnored splits paths (relative to dir) into those kept and those
-// that the ignore rules of slicer.ListFiles exclude, the index's own rules:
+// that the ignore rules of index.ListFiles exclude, the index's own rules:
 // core.excludesFile, info/exclude, .gitignore files (never hiding a tracked
 // file) and .ctxtrimignore files, in a work tree or a plain directory. In a
 // bare repository it keeps every path.
 func dropIgnored(dir string, paths []string) (kept, ignored []string, err error) {
 	// All: vendored directories are walked too, so that only ignore rules
 	// leave a path out.
-	list, err := slicer.ListFiles(context.Background(), &slicer.IndexOptions{Dir: dir, All: true})
+	list, err := index.ListFiles(context.Background(), &index.Options{Dir: dir, All: true})
 	if errors.Is(err, git.ErrIsBareRepository) {
 		return paths, nil, nil
 	}
@@ -181,7 +181,7 @@ func dropIgnored(dir string, paths []string) (kept, ignored []string, err error)
 	var ignoredDirs []string // with a trailing "/"
 	ignoredFiles := map[string]bool{}
 	for _, s := range list.Skipped {
-		if s.Reason != slicer.SkipIgnored && s.Reason != slicer.SkipCtxtrimignore {
+		if s.Reason != index.SkipIgnored && s.Reason != index.SkipCtxtrimignore {
 			continue
 		}
 		if strings.HasSuffix(s.Path, "/") {

@@ -26,7 +26,7 @@
 //     capacity stays whole. One that does not is cut at the next finer
 //     boundary and each piece is tried again: diff hunks (the file header
 //     is repeated in every part that continues a file), then definitions
-//     (tree-sitter, slicer.Definitions; in a diff hunk, those starting on
+//     (tree-sitter, index.Definitions; in a diff hunk, those starting on
 //     its new side, so a large new file is cut between functions),
 //     markdown sections, then
 //     paragraphs, then lines, and finally a line longer than a part is cut
@@ -155,7 +155,7 @@ type Options struct {
 	ReduceInstructions string
 	// Definitions returns the definitions of a file so that files too
 	// large for one part are cut between definitions; nil means
-	// slicer.Definitions (tree-sitter). It must be safe for concurrent use;
+	// index.Definitions (tree-sitter). It must be safe for concurrent use;
 	// a nil result means "none known".
 	Definitions func(path string, src []byte) []Def
 	Parallelism int // counting workers; 0 means GOMAXPROCS

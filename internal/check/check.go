@@ -14,7 +14,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxtrim/ctxtrim/budget"
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // Codex's project-doc rules (codex-rs/core/src/project_doc.rs, Codex docs
@@ -188,8 +188,8 @@ func (r *Report) Over() int {
 
 // promptFiles lists the files of the repository that the rules and the
 // AGENTS names (in any directory) select (slash paths relative to the work
-// tree root, sorted) with the index's own listing, slicer.FindFiles: what
-// slicer.ListFiles would list (tracked files even under an ignored
+// tree root, sorted) with the index's own listing, index.FindFiles: what
+// index.ListFiles would list (tracked files even under an ignored
 // directory, untracked ones no ignore rule excludes), found without
 // walking the whole tree. Vendored trees are kept (All): Codex reads an
 // AGENTS.md wherever it runs.
@@ -201,7 +201,7 @@ func promptFiles(ctx context.Context, root string, names []string, rules []Rule)
 	for _, r := range rules {
 		patterns = append(patterns, r.Glob)
 	}
-	list, err := slicer.FindFiles(ctx, &slicer.IndexOptions{Dir: root, All: true}, patterns)
+	list, err := index.FindFiles(ctx, &index.Options{Dir: root, All: true}, patterns)
 	if err != nil {
 		return nil, fmt.Errorf("list the files of %s: %w", root, err)
 	}

@@ -171,8 +171,8 @@ func TestNilCounter(t *testing.T) {
 	}
 	in := split.Input{Kind: split.Text, Sources: []split.Source{{Name: "t", Text: "text\n"}}}
 	calls := map[string]func() error{
-		"budget.Fit":    func() error { _, err := budget.Fit("text", nil, 10, nil); return err },
-		"history.Prune": func() error { _, err := history.Prune(conv, 10, nil, nil); return err },
+		"budget.Fit":    func() error { _, err := budget.Fit("text", nil, &budget.FitOptions{Budget: 10}); return err },
+		"history.Prune": func() error { _, err := history.Prune(conv, nil, &history.Options{Budget: 10}); return err },
 		"split.Split": func() error {
 			_, err := split.Split(context.Background(), in, nil, &split.Options{Budget: 10})
 			return err

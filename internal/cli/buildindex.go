@@ -8,18 +8,18 @@ import (
 	"runtime/metrics"
 	"time"
 
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // progressDelay is how long indexing runs before progress is shown: a
 // fast (warm) index should never flicker a progress line.
 const progressDelay = time.Second
 
-// buildIndex runs slicer.NewIndex for a command (index and select): progress
+// buildIndex runs index.New for a command (index and select): progress
 // on stderr when it is a terminal and indexing takes longer than
 // progressDelay, and a soft memory limit while it runs. An interrupt
 // (ctx cancelled) is exitStatus(exitInterrupt).
-func buildIndex(ctx context.Context, e *env, opts *slicer.IndexOptions) (*slicer.Index, error) {
+func buildIndex(ctx context.Context, e *env, opts *index.Options) (*index.Index, error) {
 	start, shown := time.Now(), false
 	tty := isTerminal(e.stderr)
 	mc := newMemoryCap()
@@ -32,7 +32,7 @@ func buildIndex(ctx context.Context, e *env, opts *slicer.IndexOptions) (*slicer
 		shown = true
 		fmt.Fprintf(e.stderr, "\rindexing %d/%d files", done, total)
 	}
-	ix, err := slicer.NewIndex(ctx, opts)
+	ix, err := index.New(ctx, opts)
 	if shown {
 		fmt.Fprint(e.stderr, "\r\033[K")
 	}

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // Streaming limits of count. Memory stays below maxPending + one read.
@@ -244,9 +244,9 @@ func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx 
 		} else if rerr != nil {
 			return 0, size, approx, rerr
 		}
-		if !sniffed && (len(buf) >= slicer.BinarySniffBytes || eof) {
+		if !sniffed && (len(buf) >= index.BinarySniffBytes || eof) {
 			sniffed = true
-			if i := slicer.BinaryAt(buf); i >= 0 {
+			if i := index.BinaryAt(buf); i >= 0 {
 				return 0, size, approx, &unreadableError{fmt.Sprintf("binary input (NUL byte at offset %d), not counted", offset+int64(i))}
 			}
 		}

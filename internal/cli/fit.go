@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // maxFitInput bounds what fit reads: it must hold the whole text to keep
@@ -55,14 +55,15 @@ func runFit(e *env, args []string) error {
 		// (git diff | ctxtrim fit | … must not fail on a clean tree).
 		return nil
 	}
-	if i := slicer.BinaryAt(data); i >= 0 {
+	if i := index.BinaryAt(data); i >= 0 {
 		return badInputError(fmt.Errorf("stdin looks binary (NUL byte at offset %d)", i))
 	}
 	if !utf8.Valid(data) {
 		return badInputError(fmt.Errorf("stdin is not valid UTF-8 (first bad byte at offset %d)", invalidAt(data)))
 	}
 
-	r, err := budget.Fit(string(data), c, limit, &opts)
+	opts.Budget = limit
+	r, err := budget.Fit(string(data), c, &opts)
 	if errors.Is(err, budget.ErrBudgetTooSmall) {
 		return noFitError(err)
 	}

@@ -86,7 +86,7 @@ func runHistory(e *env, args []string) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 
-	opts := &history.Options{KeepLast: *keepLast, MaskAfter: *maskAfter, MaxItem: *maxItem}
+	opts := &history.Options{Budget: limit, KeepLast: *keepLast, MaskAfter: *maskAfter, MaxItem: *maxItem}
 	if *keepLast == 0 {
 		opts.KeepLast = -1
 	}
@@ -94,7 +94,7 @@ func runHistory(e *env, args []string) error {
 		opts.MaskAfter = -1
 	}
 	opts.Logf = e.logf(*verbose)
-	res, err := history.Prune(conv, limit, counter, opts)
+	res, err := history.Prune(conv, counter, opts)
 	if err != nil {
 		if errors.Is(err, history.ErrNoFit) {
 			return noFitError(fmt.Errorf("%w or lower -keep-last", err))

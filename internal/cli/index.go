@@ -13,7 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // indexSummary is the `ctxtrim index` report; -json prints it as is.
@@ -29,7 +29,7 @@ type indexSummary struct {
 	Skipped   map[string]int `json:"skipped"`
 	Elapsed   string         `json:"elapsed"`
 	FileList  []indexFile    `json:"file_list,omitempty"`
-	SkipList  []slicer.Skip  `json:"skip_list,omitempty"`
+	SkipList  []index.Skip   `json:"skip_list,omitempty"`
 }
 
 type indexFile struct {
@@ -42,21 +42,21 @@ type indexFile struct {
 	Symbols int    `json:"symbols"`
 }
 
-var classNames = map[slicer.Class]string{
-	slicer.Source: "source", slicer.Test: "test", slicer.Doc: "doc", slicer.Config: "config",
-	slicer.Vendored: "vendored", slicer.Generated: "generated", slicer.Lock: "lock",
-	slicer.Minified: "minified", slicer.Fixture: "fixture",
+var classNames = map[index.Class]string{
+	index.Source: "source", index.Test: "test", index.Doc: "doc", index.Config: "config",
+	index.Vendored: "vendored", index.Generated: "generated", index.Lock: "lock",
+	index.Minified: "minified", index.Fixture: "fixture",
 }
 
-func statusName(s slicer.Status) string {
+func statusName(s index.Status) string {
 	var parts []string
-	if s&slicer.Staged != 0 {
+	if s&index.Staged != 0 {
 		parts = append(parts, "staged")
 	}
-	if s&slicer.Modified != 0 {
+	if s&index.Modified != 0 {
 		parts = append(parts, "modified")
 	}
-	if s&slicer.Untracked != 0 {
+	if s&index.Untracked != 0 {
 		parts = append(parts, "untracked")
 	}
 	return strings.Join(parts, "+")
@@ -85,7 +85,7 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	opts := &slicer.IndexOptions{Dir: *repo, All: *all, NoCache: *noCache, MaxFileSize: *maxSize, Parallelism: *jobs}
+	opts := &index.Options{Dir: *repo, All: *all, NoCache: *noCache, MaxFileSize: *maxSize, Parallelism: *jobs}
 	opts.Logf = e.logf(*verbose)
 	start := time.Now()
 	ix, err := buildIndex(ctx, e, opts)
@@ -112,7 +112,7 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 	return nil
 }
 
-func summarize(ix *slicer.Index, elapsed time.Duration) *indexSummary {
+func summarize(ix *index.Index, elapsed time.Duration) *indexSummary {
 	s := &indexSummary{Root: ix.Root, Head: ix.Head, Files: len(ix.Files), Languages: map[string]int{},
 		Classes: map[string]int{}, Status: map[string]int{}, Skipped: map[string]int{},
 		Elapsed: elapsed.Round(time.Millisecond).String()}
@@ -157,7 +157,7 @@ func byCount(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-func printSummary(w io.Writer, s *indexSummary, ix *slicer.Index, explain bool) error {
+func printSummary(w io.Writer, s *indexSummary, ix *index.Index, explain bool) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	head := s.Head
 	if head == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/internal/codex"
 	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // selectSynopsis and selectHelp are the select command's help.
@@ -112,7 +113,7 @@ func runSelect(e *env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	logf := e.logf(*verbose)
-	ix, err := buildIndex(ctx, e, &slicer.IndexOptions{Dir: dir, Logf: logf})
+	ix, err := buildIndex(ctx, e, &index.Options{Dir: dir, Logf: logf})
 	if err != nil {
 		return err
 	}
@@ -126,7 +127,8 @@ func runSelect(e *env, args []string) error {
 	})
 	switch {
 	case errors.Is(err, slicer.ErrTaskTooLarge):
-		return noFitError(err)
+		// The library gives the numbers; the way out is the CLI's.
+		return noFitError(fmt.Errorf("%w; split the task with `ctxtrim split` or raise --budget", err))
 	case ctx.Err() != nil:
 		return exitStatus(exitInterrupt)
 	case err != nil:

@@ -24,7 +24,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxtrim/ctxtrim/internal/codex"
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -279,7 +279,7 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 			}
 			return in, err // a file's error names it
 		}
-		if i := slicer.BinaryAt(b); i >= 0 {
+		if i := index.BinaryAt(b); i >= 0 {
 			return in, badInputError(fmt.Errorf("%s: binary input (NUL byte at offset %d)", displayName(name), i))
 		}
 		kind := split.Text

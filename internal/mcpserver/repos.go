@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // maxIndexes bounds how many repositories' indexes the server keeps: an
@@ -26,7 +26,7 @@ const (
 // repository are serialized by its entry's lock, other repositories and
 // the selections over a snapshot run in parallel.
 type indexes struct {
-	template slicer.IndexOptions // Dir is set per repository
+	template index.Options // Dir is set per repository
 	logf     func(format string, args ...any)
 
 	mu      sync.Mutex
@@ -36,14 +36,14 @@ type indexes struct {
 
 type indexEntry struct {
 	mu    sync.Mutex
-	ix    *slicer.Index
+	ix    *index.Index
 	stamp *stamp
 	used  int64 // indexes.clock at the last use, for eviction
 }
 
 // get returns an up-to-date index of the repository at dir (absolute) and
 // whether it was built, rebuilt or reused.
-func (x *indexes) get(ctx context.Context, dir string) (*slicer.Index, string, error) {
+func (x *indexes) get(ctx context.Context, dir string) (*index.Index, string, error) {
 	x.mu.Lock()
 	if x.entries == nil {
 		x.entries = map[string]*indexEntry{}
@@ -72,7 +72,7 @@ func (x *indexes) get(ctx context.Context, dir string) (*slicer.Index, string, e
 	opts := x.template
 	opts.Dir = dir
 	start := time.Now()
-	ix, err := slicer.NewIndex(ctx, &opts)
+	ix, err := index.New(ctx, &opts)
 	if err != nil {
 		return nil, "", fmt.Errorf("index %s: %w", dir, err)
 	}

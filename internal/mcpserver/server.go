@@ -16,7 +16,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/internal/check"
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // Options configures New. The zero value is valid; New does not modify it.
@@ -28,7 +28,7 @@ type Options struct {
 	// means budget.DefaultTable().
 	Table *budget.Table
 	// CacheDir and NoCache configure the slicer's extraction cache for
-	// every index the server builds (see slicer.IndexOptions).
+	// every index the server builds (see index.Options).
 	CacheDir string
 	NoCache  bool
 	// CheckConfig returns the prompt-file budgets of the repository at root
@@ -115,7 +115,7 @@ func New(opts *Options) (*Server, error) {
 		dir:   abs,
 		table: table,
 		ix: &indexes{
-			template: slicer.IndexOptions{CacheDir: opts.CacheDir, NoCache: opts.NoCache, Logf: logf},
+			template: index.Options{CacheDir: opts.CacheDir, NoCache: opts.NoCache, Logf: logf},
 			logf:     logf,
 		},
 		logf:        logf,

@@ -21,6 +21,7 @@ import (
 	"github.com/ctxtrim/ctxtrim/internal/check"
 	"github.com/ctxtrim/ctxtrim/internal/txtartest"
 	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -339,7 +340,7 @@ func TestFromSelection(t *testing.T) {
 		},
 		Map:        []slicer.Selected{{Path: "c.go", Granularity: slicer.GranSignatures, Tokens: 12, Content: "c.go: func C()"}},
 		Candidates: candidates,
-		Skipped:    []slicer.Skip{{Path: "d.go", Reason: "unreadable", Detail: "permission denied"}},
+		Skipped:    []index.Skip{{Path: "d.go", Reason: "unreadable", Detail: "permission denied"}},
 	}
 	got := fromSelection(sel)
 	want := &selection{
@@ -745,9 +746,9 @@ func TestStamp(t *testing.T) {
 	}
 }
 
-func newIndex(t *testing.T, dir string) *slicer.Index {
+func newIndex(t *testing.T, dir string) *index.Index {
 	t.Helper()
-	ix, err := slicer.NewIndex(context.Background(), &slicer.IndexOptions{Dir: dir, NoCache: true})
+	ix, err := index.New(context.Background(), &index.Options{Dir: dir, NoCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // This file is the only one that reads slicer.Select's result.
@@ -21,7 +22,7 @@ type selection struct {
 }
 
 // selectFiles runs the selection over ix for task within b tokens of c.
-func selectFiles(ctx context.Context, ix *slicer.Index, task string, c budget.Counter, b int) (*selection, error) {
+func selectFiles(ctx context.Context, ix *index.Index, task string, c budget.Counter, b int) (*selection, error) {
 	// Explain keeps the best unselected candidates, which left_out names.
 	sel, err := slicer.Select(ctx, ix, task, c, &slicer.SelectOptions{Budget: b, Explain: true})
 	if err != nil {

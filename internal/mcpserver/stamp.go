@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // An entry whose mtime is this close to the start of the index build, or
@@ -41,7 +41,7 @@ type stampEntry struct {
 // takeStamp stats what ix was built from; start is when the build began.
 // An entry modified after start less the racy window is recorded as racy,
 // so that the next check sees a change and rebuilds.
-func takeStamp(ix *slicer.Index, start time.Time) *stamp {
+func takeStamp(ix *index.Index, start time.Time) *stamp {
 	dirs := map[string]bool{".": true}
 	var files []string
 	addDirs := func(p string) {

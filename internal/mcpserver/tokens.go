@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxtrim/ctxtrim/budget"
-	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // maxCountFile bounds a file count_tokens reads: it holds the file in
@@ -114,8 +114,8 @@ func readText(name string) (string, error) {
 	switch {
 	case len(b) > maxCountFile:
 		return "", fmt.Errorf("larger than %d MiB", maxCountFile>>20)
-	case slicer.BinaryAt(b) >= 0:
-		return "", fmt.Errorf("binary (a NUL byte in the first %d bytes), not counted", slicer.BinarySniffBytes)
+	case index.BinaryAt(b) >= 0:
+		return "", fmt.Errorf("binary (a NUL byte in the first %d bytes), not counted", index.BinarySniffBytes)
 	case !utf8.Valid(b):
 		return "", errors.New("not valid UTF-8, not counted")
 	}
@@ -172,7 +172,9 @@ func (s *Server) fitText(ctx context.Context, req *mcp.CallToolRequest, in FitIn
 		return FitOutput{}, "", err
 	}
 	out, _, err := fitResult(limit, lim.maxBytes, cn.c, func(b int) (FitOutput, error) {
-		r, err := budget.Fit(in.Text, cn.c, b, &opts)
+		o := opts
+		o.Budget = b
+		r, err := budget.Fit(in.Text, cn.c, &o)
 		if err != nil {
 			return FitOutput{}, err
 		}

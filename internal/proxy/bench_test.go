@@ -342,7 +342,7 @@ func BenchmarkReplay(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			res, err := history.Prune(conv, 1<<30, c, nil)
+			res, err := history.Prune(conv, c, &history.Options{Budget: 1 << 30})
 			if err != nil {
 				b.Fatal(err)
 			}

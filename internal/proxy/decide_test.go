@@ -4,19 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/internal/testreq"
+	"github.com/google/go-cmp/cmp"
 )
 
 func TestClassify(t *testing.T) {
@@ -368,40 +366,18 @@ func FuzzFit(f *testing.F) {
 	})
 }
 
-// With an estimate counter, fit prunes in the exact counter's units, so
-// that the result is within the limit by history.Tokens' count (which
-// scales the whole request once): history.Prune with the estimate counter
-// itself refuses its own result on this Claude Code-shaped conversation
-// ("pruned request has N tokens, over the budget"), its running count
-// being below its recount.
+// With an estimate counter, fit's result is within the limit by
+// history.Tokens' count (which scales the whole request once) on this
+// Claude Code-shaped conversation, where history.Prune once refused its own
+// result ("pruned request has N tokens, over the budget") because it summed
+// parts scaled one by one; history's TestPruneEstimateCounter holds Prune
+// itself to it.
 func TestFitEstimateCounter(t *testing.T) {
 	c, err := budget.NewCounter("claude-sonnet-4-5")
 	if err != nil {
 		t.Fatal(err)
 	}
-	logText := func(seed, n int) string {
-		var b strings.Builder
-		for i := 0; i < n; i++ {
-			fmt.Fprintf(&b, "2026-11-29T17:%02d:%02d.%03dZ worker-%d request id=%d status=%d latency=%dms\n", i%60, (seed*7+i)%60, (i*7)%1000, seed, i, 200+i%5, (i*31)%900)
-		}
-		return b.String()
-	}
-	blocks := func(texts ...string) []any {
-		var out []any
-		for _, s := range texts {
-			out = append(out, map[string]any{"type": "text", "text": s})
-		}
-		return out
-	}
-	body := mustJSON(map[string]any{"model": "claude-sonnet-4-5", "max_tokens": 32000,
-		"system": []any{map[string]any{"type": "text", "text": strings.Repeat("You are Claude Code. ", 3000)}},
-		"messages": []any{
-			map[string]any{"role": "user", "content": blocks("<system-reminder>ctx</system-reminder>", "Why slow?\n"+logText(1, 2500))},
-			map[string]any{"role": "assistant", "content": blocks("STUB-OK one")},
-			map[string]any{"role": "user", "content": blocks("And this?\n" + logText(2, 2500))},
-			map[string]any{"role": "assistant", "content": blocks("STUB-OK two")},
-			map[string]any{"role": "user", "content": blocks("<system-reminder>x</system-reminder>", "Thanks. Which worker?")},
-		}})
+	body := testreq.ClaudeCodeLogs()
 	conv, err := history.ParseFormat(bytes.NewReader(body), history.FormatAnthropic)
 	if err != nil {
 		t.Fatal(err)
@@ -412,18 +388,5 @@ func TestFitEstimateCounter(t *testing.T) {
 		if err != nil || !res.changed || res.note != "" || history.Tokens(out, c) > limit || res.after != history.Tokens(out, c) {
 			t.Errorf("limit %d: changed %v, note %q, %d tokens", limit, res.changed, res.note, res.after)
 		}
-	}
-}
-
-func TestExactOf(t *testing.T) {
-	o, _ := budget.NewEncodingCounter(budget.O200kBase)
-	if e, f := exactOf(o); e != o || f != 1 {
-		t.Errorf("exact counter: %v, %v", e, f)
-	}
-	m, _ := budget.Lookup("claude-sonnet-4-5")
-	c, _ := m.Counter()
-	e, f := exactOf(c)
-	if e == c || f < m.Factor || f > m.Factor+1e-5 || e.Count("hello world") != o.Count("hello world") {
-		t.Errorf("claude counter: factor %v, want %v", f, m.Factor)
 	}
 }

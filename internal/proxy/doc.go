@@ -45,9 +45,9 @@
 // not is pruned by history.Prune under its validity rules (tool calls
 // paired, reasoning untouched, system and latest user turn kept) and
 // forwarded re-encoded, with only the changed items rewritten. Under an
-// estimate counter (Claude: o200k_base × the family's factor) Prune runs
-// in the exact counter's units, to ⌊limit/factor⌋, because history.Tokens
-// scales a whole request once; the result is recounted with the estimate. When even
+// estimate counter (Claude: o200k_base × the family's factor) Prune and
+// history.Tokens are one accounting (history's package doc), so the pruned
+// request is within the limit by the count the proxy checks. When even
 // history's pinned minimum does not fit, the request goes upstream
 // unchanged: the provider's answer is the truth the client acts on.
 //

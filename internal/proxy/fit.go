@@ -213,22 +213,18 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 			}
 		}
 	}
-	opts := ft.hopts
-	opts.Logf = nil
-	// Prune in the exact counter's units: an estimate counter scales a
-	// whole request once (history.Tokens), so a request within
-	// ⌊limit/factor⌋ exact tokens is within limit estimated ones.
-	exact, factor := exactOf(c)
-	scale := func(n int) int { return int(float64(n) / factor) }
-	lim, step := scale(limit), scale(stepFor(ft.step, limit))
-	before := res.before
-	if exact != c {
-		before = history.Tokens(conv, exact)
+	// Prune counts as history.Tokens does, estimate counters included: a
+	// request it returns within a budget is within it by Tokens.
+	prune := func(budget int) (*history.Result, error) {
+		opts := ft.hopts
+		opts.Budget, opts.Logf = budget, nil
+		return history.Prune(conv, c, &opts)
 	}
-	target := StableLimit(before, lim, step)
-	pr, err := history.Prune(conv, target, exact, &opts)
+	lim, step := limit, stepFor(ft.step, limit)
+	target := StableLimit(res.before, lim, step)
+	pr, err := prune(target)
 	if err != nil && target < lim && errors.Is(err, history.ErrNoFit) {
-		pr, err = history.Prune(conv, lim, exact, &opts)
+		pr, err = prune(lim)
 	}
 	if err == nil && step > 0 && pr.DroppedTurns > 0 {
 		// Turns had to be dropped: every earlier step ran to its end, so
@@ -238,7 +234,7 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 		// of outputs that age into it frees more each turn.
 		if pre := beforeStep(pr, history.StepDrop); pre > lim {
 			if t2 := StableLimit(pre, lim, step); t2 != target {
-				if pr2, err2 := history.Prune(conv, t2, exact, &opts); err2 == nil {
+				if pr2, err2 := prune(t2); err2 == nil {
 					pr = pr2
 				}
 			}
@@ -264,16 +260,6 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 		ft.sticky.store(model, limit, hs[len(hs)-1], pr.Conversation.Items())
 	}
 	return res
-}
-
-// exactOf returns the exact counter under c and c's factor over it: c and
-// 1 for an exact counter, the encoding's counter and the family's factor
-// for an estimate one (budget.Scaled).
-func exactOf(c budget.Counter) (budget.Counter, float64) {
-	const probe = 1 << 20
-	exact := c
-	n := budget.Total(c, func(e budget.Counter) int { exact = e; return probe })
-	return exact, float64(n) / probe
 }
 
 // beforeStep is the request's size before the step named name, 0 when

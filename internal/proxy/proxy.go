@@ -64,8 +64,8 @@ type Options struct {
 	// the package documentation); 0 means DefaultStickyBytes, a negative
 	// value remembers nothing.
 	StickyBytes int64
-	// History tunes history.Prune (KeepLast, MaskAfter, MaxItem); its Logf
-	// is not used.
+	// History tunes history.Prune (KeepLast, MaskAfter, MaxItem); its
+	// Budget (each request's limit) and Logf are not used.
 	History history.Options
 	// DryRun forwards every request unchanged and once, logging what
 	// would have been pruned.

@@ -1,0 +1,492 @@
+package index
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sort"
+	"sync"
+)
+
+// The extraction cache.
+//
+// Extraction results depend only on a file's content, the language chosen
+// for it and the version of the grammars, queries and content classifiers.
+// So the cache is keyed by git blob hash + language, and the whole file is
+// tagged with a version string built from those inputs (cacheVersion); a
+// file with another version is ignored and rebuilt, never migrated. Keys
+// never involve mtimes.
+//
+// There is one cache file per repository, named after the repository's
+// common git directory, so every linked worktree of a repository shares it;
+// a plain directory gets its own. Loading one file is what makes a warm
+// index fast: one read instead of one per source file.
+//
+// The file is written to a temporary name in the same directory and renamed
+// over the old one, so readers see either the old or the new file, never a
+// torn one. Two concurrent writers lose nothing but each other's additions.
+// A checksum over the body catches truncation and bit rot; anything that
+// does not decode is logged and treated as empty.
+
+// cacheFormat is bumped when the file layout or the meaning of a field
+// changes.
+const cacheFormat = 3
+
+// classifierVersion is bumped when binary, generated or minified detection
+// changes, since their results are cached.
+const classifierVersion = 2
+
+// extractVersion is bumped when extraction code (not a query: those are
+// hashed into cacheVersion) changes what it finds. 2: Lua parses are
+// serialized, so results cached while two could race are dropped. 3: Go
+// lines ignore //line directives.
+const extractVersion = 3
+
+// cacheMagic opens every cache file.
+const cacheMagic = "ctxtrim-index-cache\n"
+
+// maxTrees bounds the remembered commit → tree pairs: a few branches'
+// worth of HEADs.
+const maxTrees = 256
+
+// maxStaleEntries bounds the entries kept for blobs no longer in the work
+// tree (other branches, other worktrees), beyond those in use now.
+const maxStaleEntries = 50_000
+
+// cacheEntry is what extraction learned about one blob.
+type cacheEntry struct {
+	Lang      string // "" for lexical files
+	Binary    bool
+	Generated bool
+	Minified  bool
+	Tokens    int
+	Symbols   []Symbol
+	Refs      []string
+}
+
+// cacheVersion identifies everything that cached results depend on: the
+// cache layout, the classifiers, the tree-sitter module version and the
+// text of every query.
+func cacheVersion() string {
+	h := sha256.New()
+	for _, l := range languages() {
+		fmt.Fprintf(h, "%s\x00%s\x00%s\x00", l.name, l.defs, l.refs)
+	}
+	ts := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == "github.com/smacker/go-tree-sitter" {
+				ts = d.Version
+				if d.Replace != nil {
+					ts += "=>" + d.Replace.Path + "@" + d.Replace.Version
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("format=%d classify=%d extract=%d tree-sitter=%s queries=%x", cacheFormat, classifierVersion, extractVersion, ts, h.Sum(nil)[:8])
+}
+
+// cacheData is the content of a cache file.
+type cacheData struct {
+	Entries map[string]*cacheEntry // by cacheKey
+	// Trees maps commit hashes to their tree hashes, so that a warm run can
+	// compare HEAD with the git index's cached tree without reading the
+	// object database (go-git's first object read indexes every pack
+	// offset, a noticeable cost on large repositories).
+	Trees map[string]string
+}
+
+func newCacheData() *cacheData {
+	return &cacheData{Entries: map[string]*cacheEntry{}, Trees: map[string]string{}}
+}
+
+// cacheKey is the key of one blob's results.
+func cacheKey(blob, lang string) string { return blob + "/" + lang }
+
+// cache is one repository's extraction cache. get is safe for concurrent
+// use; put is too.
+type cache struct {
+	path    string // "" when caching is off
+	version string
+	old     *cacheData // loaded; never modified
+	mu      sync.Mutex
+	added   map[string]*cacheEntry
+	trees   map[string]string // commit → tree pairs learnt this run
+}
+
+// openCache loads the cache file for the repository identified by id (its
+// common git directory, or a plain directory's path). A missing file is an
+// empty cache; an unreadable, corrupt or foreign-version one is reported
+// through logf and treated as empty.
+func openCache(dir, id, version string, logf func(string, ...any)) *cache {
+	sum := sha256.Sum256([]byte(id))
+	c := &cache{
+		path:    filepath.Join(dir, "index-"+hex.EncodeToString(sum[:12])+".bin"),
+		version: version,
+		old:     newCacheData(),
+		added:   map[string]*cacheEntry{},
+		trees:   map[string]string{},
+	}
+	data, err := os.ReadFile(c.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c
+	}
+	if err != nil {
+		logf("cache %s: %v (rebuilding)", c.path, err)
+		return c
+	}
+	m, err := decodeCache(data, version)
+	if err != nil {
+		logf("cache %s: %v (rebuilding)", c.path, err)
+		return c
+	}
+	c.old = m
+	return c
+}
+
+// noCache is a cache that stores nothing.
+func noCache() *cache {
+	return &cache{old: newCacheData(), added: map[string]*cacheEntry{}, trees: map[string]string{}}
+}
+
+func (c *cache) get(key string) (*cacheEntry, bool) {
+	if e, ok := c.old.Entries[key]; ok {
+		return e, true
+	}
+	c.mu.Lock()
+	e, ok := c.added[key]
+	c.mu.Unlock()
+	return e, ok
+}
+
+func (c *cache) put(key string, e *cacheEntry) {
+	c.mu.Lock()
+	c.added[key] = e
+	c.mu.Unlock()
+}
+
+// tree returns the tree hash of a commit, if known.
+func (c *cache) tree(commit string) (string, bool) {
+	if t, ok := c.old.Trees[commit]; ok {
+		return t, true
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.trees[commit]
+	return t, ok
+}
+
+// putTree remembers a commit's tree hash.
+func (c *cache) putTree(commit, tree string) {
+	c.mu.Lock()
+	c.trees[commit] = tree
+	c.mu.Unlock()
+}
+
+// save writes the cache if anything was added: the entries for the keys in
+// use, then stale ones up to maxStaleEntries.
+func (c *cache) save(inUse map[string]bool) error {
+	if c.path == "" || len(c.added) == 0 && len(c.trees) == 0 {
+		return nil
+	}
+	all := &cacheData{Entries: make(map[string]*cacheEntry, len(c.old.Entries)+len(c.added)), Trees: map[string]string{}}
+	for k, t := range c.trees {
+		all.Trees[k] = t
+	}
+	for k, t := range c.old.Trees {
+		if len(all.Trees) >= maxTrees {
+			break
+		}
+		all.Trees[k] = t
+	}
+	stale := 0
+	for k, e := range c.old.Entries {
+		if !inUse[k] {
+			if stale >= maxStaleEntries {
+				continue
+			}
+			stale++
+		}
+		all.Entries[k] = e
+	}
+	for k, e := range c.added {
+		all.Entries[k] = e
+	}
+	if err := os.MkdirAll(filepath.Dir(c.path), 0o755); err != nil {
+		return fmt.Errorf("save cache: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(c.path), "index-*.tmp")
+	if err != nil {
+		return fmt.Errorf("save cache: %w", err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	w := bufio.NewWriterSize(tmp, 1<<16)
+	if err := encodeCache(w, c.version, all); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save cache %s: %w", tmp.Name(), err)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save cache %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save cache %s: %w", tmp.Name(), err)
+	}
+	if err := os.Rename(tmp.Name(), c.path); err != nil {
+		return fmt.Errorf("save cache: %w", err)
+	}
+	return nil
+}
+
+// Layout: cacheMagic, the version string, the body, then the SHA-256 of the
+// body. The body holds a count and, per entry in key order, key, lang,
+// flags, tokens, symbols and refs; then the commit → tree pairs. Integers
+// are uvarints; strings are length-prefixed.
+
+const (
+	flagBinary = 1 << iota
+	flagGenerated
+	flagMinified
+)
+
+func encodeCache(w io.Writer, version string, d *cacheData) error {
+	var head []byte
+	head = append(head, cacheMagic...)
+	head = appendString(head, version)
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	// The body is streamed in chunks through the checksum, never held whole.
+	h := sha256.New()
+	var body []byte
+	var err error
+	flush := func(force bool) {
+		if err != nil || !force && len(body) < 1<<16 {
+			return
+		}
+		h.Write(body)
+		_, err = w.Write(body)
+		body = body[:0]
+	}
+	keys := make([]string, 0, len(d.Entries))
+	for k := range d.Entries {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	body = binary.AppendUvarint(body, uint64(len(keys)))
+	for _, k := range keys {
+		e := d.Entries[k]
+		body = appendString(body, k)
+		body = appendString(body, e.Lang)
+		var flags byte
+		if e.Binary {
+			flags |= flagBinary
+		}
+		if e.Generated {
+			flags |= flagGenerated
+		}
+		if e.Minified {
+			flags |= flagMinified
+		}
+		body = append(body, flags)
+		body = binary.AppendUvarint(body, uint64(e.Tokens))
+		body = binary.AppendUvarint(body, uint64(len(e.Symbols)))
+		for _, s := range e.Symbols {
+			body = appendString(body, s.Name)
+			body = appendString(body, s.Kind)
+			body = binary.AppendUvarint(body, uint64(s.Start))
+			body = binary.AppendUvarint(body, uint64(s.End))
+			body = appendString(body, s.Signature)
+			body = appendString(body, s.Scope)
+		}
+		body = binary.AppendUvarint(body, uint64(len(e.Refs)))
+		for _, r := range e.Refs {
+			body = appendString(body, r)
+		}
+		flush(false)
+	}
+	commits := make([]string, 0, len(d.Trees))
+	for k := range d.Trees {
+		commits = append(commits, k)
+	}
+	sort.Strings(commits)
+	body = binary.AppendUvarint(body, uint64(len(commits)))
+	for _, k := range commits {
+		body = appendString(body, k)
+		body = appendString(body, d.Trees[k])
+	}
+	flush(true)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(h.Sum(nil))
+	return err
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// errCorrupt reports a cache file that does not decode.
+var errCorrupt = errors.New("corrupt cache file")
+
+func decodeCache(data []byte, version string) (*cacheData, error) {
+	if !bytes.HasPrefix(data, []byte(cacheMagic)) {
+		return nil, fmt.Errorf("%w: bad magic", errCorrupt)
+	}
+	d := decoder{b: data[len(cacheMagic):]}
+	if v := d.str(); d.err != nil || v != version {
+		if d.err != nil {
+			return nil, d.err
+		}
+		return nil, fmt.Errorf("cache version %q, want %q", v, version)
+	}
+	if len(d.b) < sha256.Size {
+		return nil, fmt.Errorf("%w: truncated", errCorrupt)
+	}
+	body, sum := d.b[:len(d.b)-sha256.Size], d.b[len(d.b)-sha256.Size:]
+	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
+		return nil, fmt.Errorf("%w: checksum mismatch", errCorrupt)
+	}
+	d.b = body
+	n := d.count("")
+	d.intern = map[string]string{}
+	m := make(map[string]*cacheEntry, n)
+	for i := uint64(0); i < n && d.err == nil; i++ {
+		k := d.str()
+		e := &cacheEntry{Lang: d.istr()}
+		flags := d.byte()
+		e.Binary, e.Generated, e.Minified = flags&flagBinary != 0, flags&flagGenerated != 0, flags&flagMinified != 0
+		e.Tokens = int(d.uint())
+		if ns := d.count("symbol "); ns > 0 {
+			e.Symbols = make([]Symbol, ns)
+		}
+		for j := range e.Symbols {
+			s := &e.Symbols[j]
+			s.Name, s.Kind = d.str(), d.istr()
+			s.Start, s.End = int(d.uint()), int(d.uint())
+			s.Signature, s.Scope = d.str(), d.istr()
+		}
+		if nr := d.count("ref "); nr > 0 {
+			e.Refs = make([]string, nr)
+		}
+		for j := range e.Refs {
+			e.Refs[j] = d.istr()
+		}
+		m[k] = e
+	}
+	nt := d.count("tree ")
+	trees := make(map[string]string, nt)
+	for i := uint64(0); i < nt && d.err == nil; i++ {
+		k := d.str()
+		trees[k] = d.str()
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	if len(d.b) != 0 {
+		return nil, fmt.Errorf("%w: trailing bytes", errCorrupt)
+	}
+	return &cacheData{Entries: m, Trees: trees}, nil
+}
+
+// decoder reads the cache body; the first error sticks.
+type decoder struct {
+	b      []byte
+	err    error
+	intern map[string]string // refs, kinds and scopes repeat across files
+}
+
+// istr is str, interned.
+func (d *decoder) istr() string {
+	n := d.uint()
+	if d.err != nil {
+		return ""
+	}
+	if n > uint64(len(d.b)) {
+		d.err = fmt.Errorf("%w: truncated string", errCorrupt)
+		return ""
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	if s, ok := d.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	d.intern[s] = s
+	return s
+}
+
+// count reads the length of a list, which cannot exceed the bytes left
+// (every element takes at least one); a larger one is corrupt. what names
+// the list in the error ("symbol ", or "" for the entries).
+func (d *decoder) count(what string) uint64 {
+	n := d.uint()
+	if d.err == nil && n > uint64(len(d.b)) {
+		d.err = fmt.Errorf("%w: bad %scount", errCorrupt, what)
+		return 0
+	}
+	return n
+}
+
+func (d *decoder) uint() uint64 {
+	if d.err != nil {
+		return 0
+	}
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = fmt.Errorf("%w: bad varint", errCorrupt)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) byte() byte {
+	if d.err != nil || len(d.b) == 0 {
+		d.err = cmpErr(d.err, fmt.Errorf("%w: truncated", errCorrupt))
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) str() string {
+	n := d.uint()
+	if d.err != nil {
+		return ""
+	}
+	if n > uint64(len(d.b)) {
+		d.err = fmt.Errorf("%w: truncated string", errCorrupt)
+		return ""
+	}
+	s := string(d.b[:n])
+	d.b = d.b[n:]
+	return s
+}
+
+func cmpErr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// defaultCacheDir is os.UserCacheDir()/ctxtrim.
+func defaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("locate cache directory: %w", err)
+	}
+	return filepath.Join(d, "ctxtrim"), nil
+}

@@ -1,0 +1,271 @@
+package index
+
+import (
+	"bytes"
+	"path"
+	"strings"
+)
+
+// Classification thresholds, each with its reason.
+const (
+	// BinarySniffBytes is how much of a file is searched for a NUL byte to
+	// call it binary: git's own heuristic (buffer_is_binary, 8000 bytes),
+	// so ctxtrim and `git diff` agree on what is text. BinaryAt applies it.
+	BinarySniffBytes = 8000
+	// generatedSniffBytes is how much of a file's head is searched for a
+	// "generated" marker; the Go convention puts it before the package
+	// clause, other tools in the first comment block.
+	generatedSniffBytes = 2048
+	// minifiedMinBytes and minifiedAvgLine: a file of at least 2 KiB whose
+	// lines average over 300 bytes is a bundle or a one-line data dump, not
+	// something a person wrote and wants to read in a prompt.
+	minifiedMinBytes = 2048
+	minifiedAvgLine  = 300
+	// maxFixtureBytes: a file under a test-data directory larger than this
+	// is a fixture (recorded responses, golden dumps); smaller ones are kept
+	// as tests because they often show what the code under test expects.
+	maxFixtureBytes = 32 << 10
+)
+
+// Skip reasons. Every file that is not indexed is reported with one of them.
+const (
+	SkipBinary         = "binary"                     // a NUL byte in the first 8000 bytes
+	SkipTooLarge       = "too large"                  // over Options.MaxFileSize
+	SkipVendored       = "vendored"                   // vendor/, third_party/, node_modules/…
+	SkipLock           = "lock file"                  // go.sum, package-lock.json, Cargo.lock…
+	SkipGenerated      = "generated"                  // "Code generated … DO NOT EDIT." and the like
+	SkipMinified       = "minified"                   // *.min.js or very long lines
+	SkipFixture        = "large fixture"              // big files under testdata/, fixtures/…
+	SkipIgnored        = "ignored"                    // .gitignore, .git/info/exclude, core.excludesFile
+	SkipCtxtrimignore  = "ctxtrimignore"              // .ctxtrimignore
+	SkipSubmodule      = "submodule"                  // listed, not descended
+	SkipNestedRepo     = "nested repository"          // a directory with its own .git, not a submodule
+	SkipSymlinkOutside = "symlink outside repository" // a link whose target leaves the work tree
+	SkipSymlinkLoop    = "symlink loop"               // a link that never resolves
+	SkipSymlinkBroken  = "broken symlink"             // a link to nothing
+	SkipSymlinkDir     = "symlink to directory"       // its target is indexed under its own path
+	SkipSpecial        = "not a regular file"         // sockets, devices, FIFOs
+	SkipUnreadable     = "unreadable"                 // permission or I/O error
+	SkipDeleted        = "deleted"                    // in the git index, missing from the work tree
+	SkipSparse         = "sparse checkout"            // in the git index, outside the sparse cone
+)
+
+// classSkip maps the classes skipped by default to their reason.
+func classSkip(c Class) string {
+	switch c {
+	case Vendored:
+		return SkipVendored
+	case Lock:
+		return SkipLock
+	case Generated:
+		return SkipGenerated
+	case Minified:
+		return SkipMinified
+	case Fixture:
+		return SkipFixture
+	}
+	return ""
+}
+
+// BinaryAt returns the offset of the NUL byte that makes content binary
+// the way git decides (a NUL in the first BinarySniffBytes bytes), or -1
+// for text. It is ctxtrim's one binary check: the index, split's file
+// reading and the CLI's filters use it.
+func BinaryAt(content []byte) int {
+	return bytes.IndexByte(content[:min(len(content), BinarySniffBytes)], 0)
+}
+
+// isBinary reports whether content looks binary (BinaryAt).
+func isBinary(head []byte) bool { return BinaryAt(head) >= 0 }
+
+// ClassifyPath returns the class a slash-separated path implies on its
+// own, before the content is read: the class New starts from. Content can
+// still make a file Generated or Minified, and size a test a Fixture (see
+// process.go). A caller building an Index by hand (over files that are not
+// on disk, say) classifies its files with it.
+func ClassifyPath(p string) Class {
+	dirs := strings.Split(p, "/")
+	base := dirs[len(dirs)-1]
+	dirs = dirs[:len(dirs)-1]
+	lower := strings.ToLower(base)
+	for _, d := range dirs {
+		switch d {
+		case "vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "Godeps", ".yarn", "vendored", "external_libs":
+			return Vendored
+		}
+	}
+	if isLockFile(lower) {
+		return Lock
+	}
+	if isGeneratedName(lower) {
+		return Generated
+	}
+	if strings.Contains(lower, ".min.") || strings.HasSuffix(lower, "-min.js") || strings.HasSuffix(lower, ".bundle.js") {
+		return Minified
+	}
+	if isTestPath(dirs, lower) {
+		return Test
+	}
+	if isDoc(dirs, lower) {
+		return Doc
+	}
+	if isConfig(dirs, lower) {
+		return Config
+	}
+	return Source
+}
+
+func isLockFile(lower string) bool {
+	switch lower {
+	case "go.sum", "go.work.sum", "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml",
+		"bun.lock", "bun.lockb", "cargo.lock", "gemfile.lock", "poetry.lock", "pipfile.lock", "uv.lock",
+		"pdm.lock", "composer.lock", "mix.lock", "flake.lock", "pubspec.lock", "podfile.lock",
+		"packages.lock.json", "gradle.lockfile", "deno.lock", "package.resolved", "cartfile.resolved":
+		return true
+	}
+	return strings.HasSuffix(lower, ".lock") || strings.HasSuffix(lower, ".lockfile")
+}
+
+func isGeneratedName(lower string) bool {
+	for _, suf := range []string{".pb.go", ".pb.gw.go", "_pb2.py", "_pb2_grpc.py", "_pb2.pyi", ".pb.cc", ".pb.h",
+		".pb.swift", "_pb.js", "_pb.d.ts", ".g.dart", ".freezed.dart", ".designer.cs", ".generated.cs", ".g.cs"} {
+		if strings.HasSuffix(lower, suf) {
+			return true
+		}
+	}
+	return strings.HasPrefix(lower, "zz_generated") || strings.Contains(lower, "_generated.")
+}
+
+func isTestPath(dirs []string, lower string) bool {
+	for _, d := range dirs {
+		switch strings.ToLower(d) {
+		case "test", "tests", "__tests__", "spec", "specs", "testdata", "testing", "fixtures", "__fixtures__", "__snapshots__", "e2e", "integration-cli", "integration":
+			return true
+		}
+	}
+	stem := strings.TrimSuffix(lower, path.Ext(lower))
+	return strings.HasSuffix(stem, "_test") || strings.HasPrefix(stem, "test_") ||
+		strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
+		strings.HasSuffix(stem, "test") && (strings.HasSuffix(lower, ".java") || strings.HasSuffix(lower, ".kt") || strings.HasSuffix(lower, ".cs") || strings.HasSuffix(lower, ".scala") || strings.HasSuffix(lower, ".swift")) ||
+		strings.HasSuffix(stem, "tests") || strings.HasSuffix(stem, "_spec")
+}
+
+func isFixtureDir(dirs []string) bool {
+	for _, d := range dirs {
+		switch strings.ToLower(d) {
+		case "testdata", "fixtures", "__fixtures__", "__snapshots__", "test-data", "test_data", "golden", "snapshots":
+			return true
+		}
+	}
+	return false
+}
+
+func isDoc(dirs []string, lower string) bool {
+	for _, d := range dirs {
+		switch strings.ToLower(d) {
+		case "doc", "docs", "documentation", "man":
+			return true
+		}
+	}
+	switch path.Ext(lower) {
+	case ".md", ".markdown", ".rst", ".adoc", ".asciidoc", ".txt", ".org", ".rdoc", ".pod":
+		return true
+	}
+	for _, p := range []string{"readme", "changelog", "changes", "license", "licence", "copying", "notice", "authors", "contributing", "security", "code_of_conduct", "maintainers"} {
+		if strings.HasPrefix(lower, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func isConfig(dirs []string, lower string) bool {
+	if len(dirs) > 0 && (dirs[0] == ".github" || dirs[0] == ".circleci" || dirs[0] == ".gitlab") {
+		return true
+	}
+	switch path.Ext(lower) {
+	case ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".json", ".jsonc", ".json5", ".editorconfig", ".env", ".gradle", ".cmake", ".mk", ".bazel", ".bzl":
+		return true
+	}
+	switch lower {
+	case "makefile", "gnumakefile", "dockerfile", "containerfile", "go.mod", "go.work", "package.json", "tsconfig.json",
+		"cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "gemfile", "rakefile", "pom.xml",
+		"build.gradle", "settings.gradle", "cmakelists.txt", "build", "workspace", "justfile", "procfile", "vagrantfile",
+		".gitignore", ".gitattributes", ".gitmodules", ".dockerignore", ".ctxtrimignore", ".golangci.yml", ".prettierrc", ".eslintrc":
+		return true
+	}
+	return strings.HasPrefix(lower, "dockerfile.") || strings.HasSuffix(lower, ".dockerfile") || strings.HasPrefix(lower, ".env")
+}
+
+// isDataFile names formats that hold data rather than code or prose.
+func isDataFile(base string) bool {
+	switch strings.ToLower(path.Ext(base)) {
+	case ".csv", ".tsv", ".jsonl", ".ndjson", ".har", ".xml", ".sql", ".dump", ".log", ".parquet":
+		return true
+	}
+	return false
+}
+
+// isGeneratedContent looks for the markers code generators leave in a
+// file's head: Go's "Code generated … DO NOT EDIT.", "@generated",
+// "DO NOT EDIT", "auto-generated" / "autogenerated".
+func isGeneratedContent(src []byte) bool {
+	head := src
+	if len(head) > generatedSniffBytes {
+		head = head[:generatedSniffBytes]
+	}
+	// The markers are ASCII: fold the head's ASCII letters once, into a
+	// buffer on the stack, instead of lowering every line.
+	var fold [generatedSniffBytes]byte
+	lower := fold[:len(head)]
+	for i, c := range head {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		lower[i] = c
+	}
+	// Every marker holds "generated" or "DO NOT EDIT": most files have
+	// neither, and need no look at each line.
+	if !bytes.Contains(lower, []byte("generated")) && !bytes.Contains(head, []byte("DO NOT EDIT")) {
+		return false
+	}
+	for len(head) > 0 {
+		line, low := head, lower
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+			low, lower = lower[:i], lower[i+1:]
+		} else {
+			head, lower = nil, nil
+		}
+		if bytes.HasPrefix(line, []byte("// Code generated ")) && bytes.HasSuffix(bytes.TrimRight(line, "\r"), []byte(" DO NOT EDIT.")) {
+			return true
+		}
+		if bytes.Contains(line, []byte("@generated")) || bytes.Contains(line, []byte("DO NOT EDIT")) ||
+			bytes.Contains(low, []byte("auto-generated")) || bytes.Contains(low, []byte("autogenerated")) ||
+			bytes.Contains(low, []byte("generated by")) && bytes.Contains(low, []byte("do not")) {
+			// Only in comments: a marker inside code is not a header.
+			t := bytes.TrimLeft(line, " \t")
+			for _, c := range []string{"//", "#", "/*", "*", "--", ";", "<!--", "%", "\"\"\""} {
+				if bytes.HasPrefix(t, []byte(c)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// isMinified reports text whose lines are too long to be written by hand.
+func isMinified(src []byte) bool {
+	if len(src) < minifiedMinBytes {
+		return false
+	}
+	lines := bytes.Count(src, []byte{'\n'}) + 1
+	return len(src)/lines > minifiedAvgLine
+}
+
+func isFixturePath(p string) bool {
+	dirs := strings.Split(p, "/")
+	base := dirs[len(dirs)-1]
+	return isFixtureDir(dirs[:len(dirs)-1]) || isDataFile(base) || strings.HasSuffix(base, ".golden") || strings.HasSuffix(base, ".snap")
+}
