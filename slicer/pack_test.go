@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -262,5 +263,46 @@ func TestUnits(t *testing.T) {
 		if !ok || u.r != tc.want || u.scope != tc.scope || u.name != tc.name {
 			t.Errorf("python line %d: got %v %+v scope %d %q, want %+v scope %d %q", tc.line, ok, u.r, u.scope, u.name, tc.want, tc.scope, tc.name)
 		}
+	}
+}
+
+// TestLinesGolden extends the ranking golden with lines: for each task,
+// the lines of its target file the prompt shows at a tight budget, and
+// whether they include the definition the task is about.
+func TestLinesGolden(t *testing.T) {
+	c := testCounter(t)
+	ix, read := memIndex(t, goldenRepo)
+	tasks := []struct{ task, target, must string }{
+		{"retry on 503 loses the request body", "retry/retry.go", "func Do("},
+		{"ParseHTTPHeader keeps spaces around the value", "header/parse.go", "func ParseHTTPHeader("},
+		{"users report \"cache: key not found\" right after Put", "cache/cache.go", "func (c *Cache) Get("},
+		{"load_settings crashes when the settings file is missing", "config/settings.py", "def load_settings(path):"},
+		{"Cache.Get on a nil map panics", "cache/cache.go", "func (c *Cache) Get("},
+		{"retry policy: make the maximum number of attempts configurable", "retry/retry.go", "type Policy struct"},
+	}
+	var b strings.Builder
+	b.WriteString("# task → target: lines shown at budget 600; the definition the task is about shown\n")
+	hits := 0
+	for _, tc := range tasks {
+		sel, err := Select(context.Background(), ix, tc.task, c, &SelectOptions{Budget: 600, ReadFile: read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranges, shown := "-", false
+		for _, f := range sel.Files {
+			if f.Path == tc.target {
+				ranges = formatRanges(f.Ranges)
+				shown = strings.Contains(f.Content, tc.must)
+			}
+		}
+		if shown {
+			hits++
+		}
+		fmt.Fprintf(&b, "%s → %s: %s %v\n", tc.task, tc.target, ranges, shown)
+	}
+	fmt.Fprintf(&b, "definitions shown %d/%d\n", hits, len(tasks))
+	golden(t, filepath.Join("testdata", "select", "lines.golden"), b.String())
+	if hits < len(tasks) {
+		t.Errorf("the definition a task is about is shown in %d of %d tasks, want all", hits, len(tasks))
 	}
 }
