@@ -306,3 +306,27 @@ func TestLinesGolden(t *testing.T) {
 		t.Errorf("the definition a task is about is shown in %d of %d tasks, want all", hits, len(tasks))
 	}
 }
+
+// TestSelectNoTask: with NoTask the text holds the same selection without
+// the task, in every format, and costs less than with it.
+func TestSelectNoTask(t *testing.T) {
+	c := testCounter(t)
+	ix, read := memIndex(t, goldenRepo)
+	task := "retry on 503 loses the request body (see retry.Do)"
+	for _, format := range []string{FormatMarkdown, FormatXML, FormatJSON} {
+		with, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: 2000, Format: format, ReadFile: read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: 2000, Format: format, ReadFile: read, NoTask: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(without.Text, "loses the request body") || !strings.Contains(with.Text, "loses the request body") {
+			t.Errorf("%s: task in the text: with %v, without %v", format, strings.Contains(with.Text, "loses the request body"), strings.Contains(without.Text, "loses the request body"))
+		}
+		if without.Tokens >= with.Tokens || len(without.Files) == 0 || without.Files[0].Path != with.Files[0].Path {
+			t.Errorf("%s: without the task %d tokens (first %v), with it %d (first %v)", format, without.Tokens, without.Files, with.Tokens, with.Files)
+		}
+	}
+}

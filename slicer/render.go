@@ -17,6 +17,7 @@ import (
 type renderer struct {
 	format string
 	task   string
+	noTask bool // leave the task out of the text (the builder places it)
 	repo   string // short description of the repository, for the note
 }
 
@@ -85,6 +86,9 @@ func plural(n int, what string) string {
 
 // taskBlock is the task as rendered, alone.
 func (r *renderer) taskBlock() string {
+	if r.noTask {
+		return ""
+	}
 	switch r.format {
 	case FormatXML:
 		return "<task>\n" + r.task + "\n</task>\n"
@@ -117,11 +121,14 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 		return b.String()
 	case FormatJSON:
 		doc := struct {
-			Task       string     `json:"task"`
+			Task       string     `json:"task,omitempty"`
 			Note       string     `json:"note"`
 			Files      []jsonFile `json:"files"`
 			Signatures []jsonMap  `json:"signatures"`
 		}{Task: r.task, Note: note, Files: []jsonFile{}, Signatures: []jsonMap{}}
+		if r.noTask {
+			doc.Task = ""
+		}
 		for _, v := range views {
 			doc.Files = append(doc.Files, r.jsonFile(v))
 		}

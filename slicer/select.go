@@ -50,6 +50,11 @@ type SelectOptions struct {
 	// FormatJSON or FormatPaths. Paths lists the files whose content the
 	// markdown prompt would hold, best first, and is sized as markdown.
 	Format string
+	// NoTask leaves the task out of Text (and out of the budget): the
+	// task still steers the selection, but a request builder that places
+	// the task in its own message renders only the context. The note still
+	// says "for the task above".
+	NoTask bool
 	// NoRedact disables secret redaction, which is on by default.
 	NoRedact bool
 	// Explain fills Signals.Why for every ranked file and keeps up to
@@ -199,11 +204,14 @@ func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter,
 	}
 	task = strings.TrimRight(task, "\n\r\t ")
 	r := newRenderer(format, task, ix)
+	r.noTask = opts.NoTask
 	// Every format holds the same selection: it is sized by the dearest
 	// of them. Paths lists what the others show.
 	var sizing []*renderer
 	for _, f := range []string{FormatMarkdown, FormatXML, FormatJSON} {
-		sizing = append(sizing, newRenderer(f, task, ix))
+		sz := newRenderer(f, task, ix)
+		sz.noTask = opts.NoTask
+		sizing = append(sizing, sz)
 	}
 	p := &packer{
 		ix: ix, c: c, read: read, r: r, sizing: sizing,
