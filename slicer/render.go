@@ -17,7 +17,7 @@ import (
 type renderer struct {
 	format string
 	task   string
-	noTask bool // leave the task out of the text (the builder places it)
+	noTask bool   // leave the task out of the text (the builder places it)
 	repo   string // short description of the repository, for the note
 }
 
