@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -165,8 +166,37 @@ type Result struct {
 	Chain      []string `json:"chain,omitempty"`
 	ChainBytes int      `json:"chain_bytes,omitempty"`
 	ChainTok   int      `json:"chain_tokens,omitempty"`
+	// Problem, for a file that could not be checked (Status "warn"), says
+	// why: ProblemUnreadable, ProblemBinary or ProblemNotUTF8.
+	Problem string `json:"problem,omitempty"`
 	// Message explains a failure or warning in one sentence.
 	Message string `json:"message,omitempty"`
+}
+
+// Problems of a prompt file that cannot be checked (Result.Problem). Its
+// Result has Status "warn" and counts the file as empty; the other files
+// are still checked.
+const (
+	ProblemUnreadable = "unreadable" // the file cannot be read
+	ProblemBinary     = "binary"     // a NUL byte, as git decides (slicer.BinaryAt)
+	ProblemNotUTF8    = "not UTF-8"  // agents read prompt files as UTF-8 text
+)
+
+// fileError is a prompt file that cannot be checked.
+type fileError struct {
+	problem string
+	msg     string
+}
+
+func (e *fileError) Error() string { return e.msg }
+
+// problemOf returns the Problem of a read error, or "".
+func problemOf(err error) string {
+	var fe *fileError
+	if errors.As(err, &fe) {
+		return fe.problem
+	}
+	return ""
 }
 
 // Report is the outcome of checking a repository.
@@ -238,8 +268,18 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 	rep := &Report{Root: root}
 	read := func(rel string) ([]byte, error) {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", rel, err)
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
+			return nil, &fileError{ProblemUnreadable, fmt.Sprintf("cannot read it: %v", pe.Err)}
+		case err != nil:
+			return nil, &fileError{ProblemUnreadable, fmt.Sprintf("cannot read it: %v", err)}
+		}
+		if i := slicer.BinaryAt(b); i >= 0 {
+			return nil, &fileError{ProblemBinary, fmt.Sprintf("binary (NUL byte at offset %d), not a prompt file", i)}
+		}
+		if !utf8.Valid(b) {
+			return nil, &fileError{ProblemNotUTF8, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", invalidUTF8At(b))}
 		}
 		return b, nil
 	}
@@ -264,7 +304,7 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 		}
 		b, err := read(f)
 		if err != nil {
-			rep.Results = append(rep.Results, Result{Status: "warn", Path: f, Rule: rule.Glob, Message: err.Error()})
+			rep.Results = append(rep.Results, Result{Status: "warn", Path: f, Rule: rule.Glob, Problem: problemOf(err), Message: err.Error()})
 			continue
 		}
 		res := Result{Status: "ok", Path: f, Rule: rule.Glob,
@@ -412,7 +452,7 @@ func agentsChains(files []string, names []string, read func(string) ([]byte, err
 			msgs = append(msgs, fmt.Sprintf("chain is %d tokens > %d", res.ChainTok, maxTokens))
 		}
 		if err := readErr[d]; err != nil {
-			res.Status = "warn"
+			res.Status, res.Problem = "warn", problemOf(err)
 			msgs = append(msgs, err.Error())
 		}
 		if s, ok := shadowed[d]; ok && res.Status == "ok" {
@@ -427,6 +467,18 @@ func agentsChains(files []string, names []string, read func(string) ([]byte, err
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// invalidUTF8At returns the offset of the first invalid UTF-8 byte in b.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // ancestors returns "" (the root), then each prefix directory of d, then d.

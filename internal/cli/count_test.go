@@ -106,15 +106,15 @@ func TestCountCLI(t *testing.T) {
 		{"empty stdin", "", []string{"count"}, "0\n", "", exitOK, false},
 		{"files and total", "hello world\n", []string{"count", "a.txt", "-"}, "       3 a.txt\n       3 (stdin)\n       6 total\n", "", exitOK, false},
 		{"claude estimate", "hello world\n", []string{"count", "-model", "claude-sonnet-4-5"}, "5\n", "estimate: claude counts are o200k_base × 1.35", exitOK, true},
-		{"missing file continues", "", []string{"count", "nope.txt", "a.txt"}, "       3 a.txt\n       3 total\n", "nope.txt: no such file", exitError, true},
+		{"missing file continues", "", []string{"count", "nope.txt", "a.txt"}, "       3 a.txt\n       3 total\n", "nope.txt: no such file or directory; check the path", exitUsage, true},
 		{"binary file", "", []string{"count", "bin", "a.txt"}, "       3 a.txt\n       3 total\n", "bin: binary input (NUL byte at offset 1)", exitBadInput, true},
 		{"invalid utf8", "", []string{"count", "bad.txt"}, "", "bad.txt: not valid UTF-8 (first bad byte at offset 2)", exitBadInput, true},
-		{"directory", "", []string{"count", "dir"}, "", "dir: is a directory", exitBadInput, true},
+		{"directory", "", []string{"count", "dir"}, "", "dir: is a directory", exitUsage, true},
 		{"unknown model", "x", []string{"count", "-model", "gpt-9"}, "", `unknown model "gpt-9"`, exitUsage, true},
 		{"unknown encoding", "x", []string{"count", "-encoding", "p50k"}, "", `unknown encoding "p50k"`, exitUsage, true},
 		{"chat request", `{"messages":[{"role":"user","content":"hello world"}]}`, []string{"count", "-chat"}, "9\n", "", exitOK, false},
 		{"flag after a FILE", "", []string{"count", "a.txt", "-encoding", "cl100k_base"}, "       3 a.txt\n", "", exitOK, false},
-		{"-- ends the flags", "", []string{"count", "--", "-json"}, "", "-json: no such file", exitError, true},
+		{"-- ends the flags", "", []string{"count", "--", "-json"}, "", "-json: no such file or directory", exitUsage, true},
 		{"unknown flag", "", []string{"count", "a.txt", "-budget", "5"}, "", "ctxtrim: count: flag provided but not defined: -budget (see ctxtrim count -h)\n", exitUsage, true},
 	}
 	for _, tc := range tests {
@@ -160,7 +160,7 @@ func TestCountStreamExact(t *testing.T) {
 	for name, text := range texts {
 		for rname, reader := range readers {
 			t.Run(name+"/"+rname, func(t *testing.T) {
-				got, size, approx, err := countStream(c, reader(text))
+				got, size, approx, err := countStream(c, reader(text), "-")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -172,7 +172,7 @@ func TestCountStreamExact(t *testing.T) {
 	}
 	// One byte at a time, through the buffer's growth and a chunk.
 	text := b.String()[:countChunk+firstRead]
-	if got, _, _, err := countStream(c, iotest.OneByteReader(strings.NewReader(text))); err != nil || got != c.Count(text) {
+	if got, _, _, err := countStream(c, iotest.OneByteReader(strings.NewReader(text)), "-"); err != nil || got != c.Count(text) {
 		t.Errorf("countStream one byte at a time = %d, %v; want %d", got, err, c.Count(text))
 	}
 }
@@ -206,7 +206,7 @@ func BenchmarkCountStream(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, _, err := countStream(c, strings.NewReader(text)); err != nil {
+		if _, _, _, err := countStream(c, strings.NewReader(text), "-"); err != nil {
 			b.Fatal(err)
 		}
 	}

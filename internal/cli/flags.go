@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -176,9 +175,9 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	if b.fromError != "" {
 		text := b.fromError
 		if name, ok := strings.CutPrefix(text, "@"); ok {
-			data, err := os.ReadFile(name)
+			data, err := readFileFlag("-from-error "+text, name)
 			if err != nil {
-				return nil, fmt.Errorf("-from-error: %w", err)
+				return nil, err
 			}
 			text = string(data)
 		}

@@ -23,7 +23,6 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
-	"github.com/ctxtrim/ctxtrim/slicer"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -212,18 +211,23 @@ func (f *splitFlags) validate(args []string, set map[string]bool) (*split.Option
 func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Input, error) {
 	var in split.Input
 	if f.instructions != "" {
-		b, err := os.ReadFile(f.instructions)
+		b, err := readTextFlag("-instructions "+f.instructions, f.instructions)
 		if err != nil {
-			return in, fmt.Errorf("read instructions: %w", err)
+			return in, err
 		}
 		opts.Instructions = string(b)
 	}
 	if f.reduceFile != "" {
-		b, err := os.ReadFile(f.reduceFile)
+		b, err := readTextFlag("-reduce-instructions "+f.reduceFile, f.reduceFile)
 		if err != nil {
-			return in, fmt.Errorf("read reduce instructions: %w", err)
+			return in, err
 		}
 		opts.ReduceInstructions = string(b)
+	}
+	if f.diffRange != "" || f.staged || len(f.files) > 0 {
+		if err := checkDir("-C", f.dir); err != nil {
+			return in, err
+		}
 	}
 	var err error
 	switch {
@@ -248,36 +252,31 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		in, skipped, err = split.ReadFiles(f.dir, f.files, f.noIgnore)
 		reportSkips(e, skipped)
 	default:
-		name, r := "-", e.stdin
-		if len(args) == 1 && args[0] != "-" {
-			file, err := os.Open(args[0])
-			if err != nil {
-				return in, err
-			}
-			defer file.Close()
-			if st, err := file.Stat(); err == nil && st.IsDir() {
-				return in, badInputError(fmt.Errorf("%s: is a directory (use -files GLOB for the files in it)", args[0]))
-			}
-			name, r = args[0], file
+		name := ""
+		if len(args) == 1 {
+			name = args[0]
 		}
-		if name == "-" && stdinIsTerminal(e) {
-			fmt.Fprintln(e.stderr, "ctxtrim: reading the input from the terminal; end it with Ctrl-D")
-		}
-		b, err := io.ReadAll(r)
+		r, where, closeIn, err := openInput(e, name, "the input", "use -files GLOB for the files in it")
 		if err != nil {
-			if name == "-" {
-				err = fmt.Errorf("read stdin: %w", err)
-			}
-			return in, err // a file's error names it
+			return in, err
 		}
-		if i := slicer.BinaryAt(b); i >= 0 {
-			return in, badInputError(fmt.Errorf("%s: binary input (NUL byte at offset %d)", displayName(name), i))
+		defer closeIn()
+		b, err := readAll(r, where)
+		if err != nil {
+			return in, err
+		}
+		if err := checkText(where, b, textRules{nonEmpty: true, what: "a diff or a text"}); err != nil {
+			return in, err
 		}
 		kind := split.Text
 		if !f.text && split.LooksLikeDiff(string(b)) {
 			kind = split.Diff
 		}
-		in = split.Input{Kind: kind, Sources: []split.Source{{Name: name, Text: string(b)}}}
+		srcName := "-"
+		if where != stdinName {
+			srcName = where
+		}
+		in = split.Input{Kind: kind, Sources: []split.Source{{Name: srcName, Text: string(b)}}}
 	}
 	if err != nil {
 		return in, err
@@ -295,9 +294,22 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		empty = empty && s.Text == ""
 	}
 	if empty && in.Kind != split.Files {
-		return in, badInputError(fmt.Errorf("split: empty input"))
+		return in, inputProblem(probEmpty, in.Sources[0].Name, "empty diff", "nothing to split")
 	}
 	return in, nil
+}
+
+// readTextFlag reads the text file a flag names: readFileFlag, then the
+// content rows of the table (binary, not UTF-8).
+func readTextFlag(where, path string) ([]byte, error) {
+	b, err := readFileFlag(where, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText(where, b, textRules{}); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // unescape interprets \n, \t, \f, \0 and \\ in a flag value.
