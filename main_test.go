@@ -92,3 +92,38 @@ func isolateConfig(t *testing.T) {
 	}
 	t.Chdir(dir)
 }
+
+// TestVersionFromBuildInfo builds ctxtrim as a user does (go build in the
+// checkout) and checks that --version reports the revision checked out,
+// read from the build info git stamps. It skips outside a git checkout.
+func TestVersionFromBuildInfo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	head, err := exec.Command("git", "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not a git checkout (%v): no revision to compare", err)
+	}
+	bin := filepath.Join(t.TempDir(), "ctxtrim")
+	// -buildvcs=true: GOFLAGS may turn stamping off (sandboxes do).
+	if out, err := exec.Command("go", "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+		if strings.Contains(string(out), "VCS") {
+			t.Skipf("go cannot stamp the VCS revision here: %s", out)
+		}
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	// go stamps no revision in a linked worktree (its .git is a file).
+	if m, err := exec.Command("go", "version", "-m", bin).Output(); err != nil || !strings.Contains(string(m), "vcs.revision=") {
+		t.Skip("go stamped no VCS revision into the build (a linked worktree?): nothing to compare")
+	}
+	for _, arg := range []string{"--version", "version"} {
+		out, err := exec.Command(bin, arg).Output()
+		if err != nil {
+			t.Fatalf("ctxtrim %s: %v", arg, err)
+		}
+		want := "revision " + strings.TrimSpace(string(head))
+		if !strings.HasPrefix(string(out), "ctxtrim ") || !strings.Contains(string(out), want) {
+			t.Errorf("ctxtrim %s = %q, want it to name %q", arg, out, want)
+		}
+	}
+}

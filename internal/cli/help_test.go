@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -93,8 +94,10 @@ func TestConfigModelErrorNamesTheFile(t *testing.T) {
 	}
 }
 
-// TestTopLevelHelpAndTypos: help that was asked for goes to stdout; a lone
-// word close to a command name is a typo, not a task.
+// TestTopLevelHelpAndTypos: help that was asked for goes to stdout; a
+// first word close to a command name is a typo, not a task. Before,
+// "ctxtrim spilt -budget 8000 big.log" and "ctxtrim version" ran as tasks
+// and exited 0 with a prompt.
 func TestTopLevelHelpAndTypos(t *testing.T) {
 	isolateConfig(t)
 	tests := []struct {
@@ -109,6 +112,13 @@ func TestTopLevelHelpAndTypos(t *testing.T) {
 		{"help command", []string{"help", "split"}, exitOK, "usage: ctxtrim split", ""},
 		{"help unknown", []string{"help", "nosuch"}, exitUsage, "", `help: unknown command "nosuch"`},
 		{"typo", []string{"histroy"}, exitUsage, "", `did you mean "history"?`},
+		{"typo with flags and a file", []string{"spilt", "-budget", "8000", "big.log"}, exitUsage, "", `unknown command "spilt"; did you mean "split"? (for a task starting with "spilt", quote it, run ctxtrim select spilt …, or pipe it in)`},
+		{"typo in capitals", []string{"COUNT", "README.md"}, exitUsage, "", `did you mean "count"?`},
+		{"typo of fit", []string{"fti", "-budget", "10"}, exitUsage, "", `did you mean "fit"?`},
+		{"typo of version", []string{"verison"}, exitUsage, "", `did you mean "version"?`},
+		{"version", []string{"version"}, exitOK, "ctxtrim ", ""},
+		{"--version", []string{"--version"}, exitOK, "ctxtrim ", ""},
+		{"version takes no arguments", []string{"version", "bump"}, exitUsage, "", `version takes no arguments`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,5 +133,51 @@ func TestTopLevelHelpAndTypos(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", stderr, tc.wantStderr)
 			}
 		})
+	}
+}
+
+// TestTyposAreNotTasks: which first words are typos of a command, and
+// which start a task. Short English words that start tasks ("fix", "get",
+// "find", "edit") are within two edits of "fit" but are not made of its
+// letters.
+func TestTyposAreNotTasks(t *testing.T) {
+	tests := []struct{ word, want string }{
+		{"spilt", "split"}, {"splt", "split"}, {"chekc", "check"}, {"conut", "count"},
+		{"idnex", "index"}, {"selcet", "select"}, {"modles", "models"}, {"hisotry", "history"},
+		{"fti", "fit"}, {"fitt", "fit"}, {"versoin", "version"},
+		{"fix", ""}, {"get", ""}, {"set", ""}, {"find", ""}, {"edit", ""}, {"init", ""}, {"it", ""},
+		{"add", ""}, {"why", ""}, {"retry", ""}, {"refactor", ""}, {"the", ""},
+		{"fix the retry bug", ""}, // one quoted argument: a task
+	}
+	for _, tc := range tests {
+		if got := nearestCommand(tc.word); got != tc.want {
+			t.Errorf("nearestCommand(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+}
+
+// TestVersionLine renders the build info: the module version, the VCS
+// revision, time and modified flag git stamps, and the Go version.
+func TestVersionLine(t *testing.T) {
+	tests := []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"go install of a tag", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.0"}},
+			"ctxtrim v1.2.0 (go1.26.8)"},
+		{"go build in a checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
+			{Key: "vcs.time", Value: "2025-06-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
+			"ctxtrim (devel) (revision 0123456789abcdef0123456789abcdef01234567, 2025-06-01T10:00:00Z, modified; go1.26.8)"},
+		{"clean checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}},
+			"ctxtrim (devel) (revision abc; go1.26.8)"},
+		{"no build info", nil, "ctxtrim (unknown version: built without module support)"},
+	}
+	for _, tc := range tests {
+		if got := versionLine(tc.info); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
