@@ -220,9 +220,12 @@ func (r *Report) Over() int {
 // AGENTS names (in any directory) select (slash paths relative to the work
 // tree root, sorted) with the index's own listing, slicer.FindFiles: what
 // slicer.ListFiles would list (tracked files even under an ignored
-// directory, untracked ones no ignore rule excludes), found without
-// walking the whole tree. Vendored trees are kept (All): Codex reads an
-// AGENTS.md wherever it runs.
+// directory, untracked ones no ignore rule excludes, no vendored tree such
+// as vendor/, third_party/, node_modules/…), found without walking the
+// whole tree. Vendored trees are left out as index and select leave them
+// out: their prompt files are a dependency's, which you neither run an
+// agent in nor edit, and a check failing on them would block a commit for
+// a file you cannot fix.
 func promptFiles(ctx context.Context, root string, names []string, rules []Rule) ([]string, error) {
 	var patterns []string
 	for _, n := range names {
@@ -231,7 +234,7 @@ func promptFiles(ctx context.Context, root string, names []string, rules []Rule)
 	for _, r := range rules {
 		patterns = append(patterns, r.Glob)
 	}
-	list, err := slicer.FindFiles(ctx, &slicer.IndexOptions{Dir: root, All: true}, patterns)
+	list, err := slicer.FindFiles(ctx, &slicer.IndexOptions{Dir: root}, patterns)
 	if err != nil {
 		return nil, fmt.Errorf("list the files of %s: %w", root, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
 // checkLenCounter counts one token per byte, so expected counts in these
@@ -375,5 +377,42 @@ func TestRepoFallbackNameIsLiteral(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"ok sub/notes[1].md"}, got); diff != "" {
 		t.Errorf("results (-want +got):\n%s", diff)
+	}
+}
+
+// TestRepoSkipsWhatTheIndexSkips: check reports the prompt files the index
+// lists, and none it skips as vendored. Before, check reported
+// vendor/**/AGENTS.md (and failed on it), which index skips.
+func TestRepoSkipsWhatTheIndexSkips(t *testing.T) {
+	big := strings.Repeat("x", defaultProjectDocMaxBytes+1)
+	root := writeCheckTree(t, map[string]string{
+		"AGENTS.md":                            "# Rules\n",
+		"vendor/github.com/acme/lib/AGENTS.md": big,
+		"node_modules/pkg/CLAUDE.md":           strings.Repeat("y", claudeMDMaxChars+1),
+		"svc/AGENTS.md":                        "# Service\n",
+	})
+	rep, err := Repo(context.Background(), root, nil, checkLenCounter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status+" "+r.Path)
+	}
+	if diff := cmp.Diff([]string{"ok AGENTS.md", "ok svc/AGENTS.md"}, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	ix, err := slicer.NewIndex(context.Background(), &slicer.IndexOptions{Dir: root, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexed := map[string]bool{}
+	for _, f := range ix.Files {
+		indexed[f.Path] = true
+	}
+	for _, r := range rep.Results {
+		if !indexed[r.Path] {
+			t.Errorf("check reports %s, which the index leaves out", r.Path)
+		}
 	}
 }

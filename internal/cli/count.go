@@ -49,6 +49,7 @@ func runCount(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	bf.warn(e)
 
 	if len(names) == 0 {
 		names = []string{"-"}

@@ -44,6 +44,7 @@ func runFit(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	bf.warn(e)
 
 	in, where, done, err := openInput(e, "-", "the text", "")
 	if err != nil {

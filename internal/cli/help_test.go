@@ -80,17 +80,35 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 	}
 }
 
-// TestConfigModelErrorNamesTheFile: an unknown model set in .ctxtrim.toml
-// is reported with the file that set it.
+// TestConfigModelErrorNamesTheFile: an unknown model set in a
+// configuration file is reported with the file that set it; it fails only
+// the commands that need the model for their window. Before, a bad model
+// in the user config broke "ctxtrim count README.md".
 func TestConfigModelErrorNamesTheFile(t *testing.T) {
-	writeConfigs(t, "", `model = "gpt-9"`)
-	_, stderr, code := runBuf(t, "hello\n", "count")
-	if code != exitUsage || !strings.Contains(stderr, ".ctxtrim.toml: model: unknown model \"gpt-9\"") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-	_, stderr, code = runBuf(t, "hello\n", "count", "-model", "gpt-8")
-	if code != exitUsage || strings.Contains(stderr, ".ctxtrim.toml: model:") {
-		t.Errorf("-model's error blames the config: exit %d, stderr %q", code, stderr)
+	for _, where := range []string{"user", "repo"} {
+		t.Run(where, func(t *testing.T) {
+			file := "config.toml"
+			if where == "user" {
+				writeConfigs(t, `model = "gpt-9"`, "")
+			} else {
+				writeConfigs(t, "", `model = "gpt-9"`)
+				file = repoConfigName
+			}
+			stdout, stderr, code := runBuf(t, "hello\n", "count")
+			if code != exitOK || stdout != "2\n" || !strings.Contains(stderr, file+`: model: unknown model "gpt-9"`) || !strings.Contains(stderr, "counting with o200k_base") {
+				t.Errorf("count: exit %d, stdout %q, stderr %q; want 0, a count, a note naming %s", code, stdout, stderr, file)
+			}
+			if _, stderr, code := runBuf(t, "hello\n", "fit", "-budget", "100"); code != exitOK || !strings.Contains(stderr, file+": model:") {
+				t.Errorf("fit -budget: exit %d, stderr %q; want 0 and the note", code, stderr)
+			}
+			if _, stderr, code := runBuf(t, "hello\n", "fit"); code != exitUsage || !strings.Contains(stderr, file+`: model: unknown model "gpt-9"`) {
+				t.Errorf("fit without a budget: exit %d, stderr %q; want %d naming %s", code, stderr, exitUsage, file)
+			}
+			_, stderr, code = runBuf(t, "hello\n", "count", "-model", "gpt-8")
+			if code != exitUsage || strings.Contains(stderr, file+": model:") {
+				t.Errorf("-model's error blames the config: exit %d, stderr %q", code, stderr)
+			}
+		})
 	}
 }
 

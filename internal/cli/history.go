@@ -58,6 +58,7 @@ func runHistory(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	bf.warn(e)
 	if note != "" {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}

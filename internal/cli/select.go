@@ -106,6 +106,7 @@ func runSelect(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	bf.warn(e)
 	c, limit := plan.counter, plan.limit
 	if plan.note != "" {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", plan.note)

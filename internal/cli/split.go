@@ -114,6 +114,7 @@ func runSplit(e *env, args []string) error {
 	if err != nil {
 		return usageError(fmt.Errorf("split: %w", err))
 	}
+	f.warn(e)
 	opts.Model = f.modelName()
 	if opts.Model == "" && opts.Format != split.Plain {
 		fmt.Fprintln(e.stderr, `ctxtrim: split: the request bodies have no "model" (the API requires one): pass -model M or set model in .ctxtrim.toml`)
