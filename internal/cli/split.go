@@ -15,10 +15,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -74,6 +77,11 @@ type splitFlags struct {
 }
 
 func runSplit(e *env, args []string) error {
+	// SIGINT and SIGTERM end the run between parts, never in the middle
+	// of one: -out DIR is then left as it was (writeDir), and stdout is
+	// never left half-written without a message.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	var f splitFlags
 	fs := flag.NewFlagSet("split", flag.ContinueOnError)
 	f.budgetFlags.register(fs)
@@ -128,8 +136,11 @@ func runSplit(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}
 	opts.Logf = e.logf(f.verbose)
-	res, err := split.Split(context.Background(), in, c, opts)
+	res, err := split.Split(ctx, in, c, opts)
 	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(e.stderr, "ctxtrim: interrupted before any part was written")
+		return exitStatus(exitInterrupt)
 	case errors.Is(err, split.ErrNoFit), errors.Is(err, split.ErrTooManyParts):
 		return noFitError(err)
 	case err != nil:
@@ -140,7 +151,7 @@ func runSplit(e *env, args []string) error {
 			return err
 		}
 	}
-	if err := f.write(e, res); err != nil {
+	if err := f.write(ctx, e, res); err != nil {
 		return err
 	}
 	if r := res.Manifest.Reduce; r != nil && r.AnswerRoomPerPart < minAnswerRoom {
@@ -319,8 +330,10 @@ func unescape(s string) string {
 	return r.Replace(s)
 }
 
-// write sends the parts where the flags say.
-func (f *splitFlags) write(e *env, res *split.Result) error {
+// write sends the parts where the flags say. An interrupt (ctx done)
+// stops it between two parts: -out DIR and -manifest FILE are then left as
+// they were; on stdout, what was written is said on stderr.
+func (f *splitFlags) write(ctx context.Context, e *env, res *split.Result) error {
 	parts := res.Parts
 	if res.Reduce != nil {
 		parts = append(parts[:len(parts):len(parts)], *res.Reduce)
@@ -329,26 +342,35 @@ func (f *splitFlags) write(e *env, res *split.Result) error {
 	if err != nil {
 		return err
 	}
+	if f.out != "" {
+		err := writeDir(ctx, f.out, parts, res.Reduce != nil, f.request != "", manifest)
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(e.stderr, "ctxtrim: interrupted; %s is left as it was (no part was written to it)\n", f.out)
+			return exitStatus(exitInterrupt)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	if f.manifest != "" {
-		if err := os.WriteFile(f.manifest, manifest, 0o644); err != nil {
+		if err := writeFileAtomic(f.manifest, manifest); err != nil {
 			return fmt.Errorf("write manifest: %w", err)
 		}
 	}
 	if f.out != "" {
-		return writeDir(f.out, parts, res.Reduce != nil, f.request != "", manifest)
-	}
-	if f.request != "" {
-		for _, p := range parts {
-			if _, err := io.WriteString(e.stdout, p.Text+"\n"); err != nil {
-				return err
-			}
-		}
 		return nil
 	}
 	delim := unescape(f.delimiter)
 	for i, p := range parts {
+		if ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "ctxtrim: interrupted after writing %d of %d parts to stdout; the output is incomplete\n", i, len(parts))
+			return exitStatus(exitInterrupt)
+		}
 		s := p.Text
-		if i > 0 {
+		switch {
+		case f.request != "":
+			s += "\n"
+		case i > 0:
 			s = delim + s
 		}
 		if _, err := io.WriteString(e.stdout, s); err != nil {
@@ -358,39 +380,151 @@ func (f *splitFlags) write(e *env, res *split.Result) error {
 	return nil
 }
 
-// writeDir writes part-001.txt (or .json) … and manifest.json into dir,
-// first removing the files of an earlier run that the new one would not
-// overwrite.
-func writeDir(dir string, parts []split.Part, reduce, isJSON bool, manifest []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	old, err := filepath.Glob(filepath.Join(dir, "part-*"))
-	if err != nil {
-		return err
-	}
-	for _, p := range old {
-		if strings.HasSuffix(p, ".txt") || strings.HasSuffix(p, ".json") {
-			if err := os.Remove(p); err != nil {
-				return err
-			}
-		}
-	}
+// partFileNames returns the file names of parts in an -out directory:
+// part-001.txt (or .json) …, the reduce part named part-NNN-reduce.
+func partFileNames(parts []split.Part, reduce, isJSON bool) []string {
 	ext := ".txt"
 	if isJSON {
 		ext = ".json"
 	}
 	width := max(3, len(strconv.Itoa(len(parts))))
+	names := make([]string, len(parts))
 	for i, p := range parts {
 		name := fmt.Sprintf("part-%0*d", width, p.Index)
 		if reduce && i == len(parts)-1 {
 			name += "-reduce"
 		}
-		if err := os.WriteFile(filepath.Join(dir, name+ext), []byte(p.Text), 0o644); err != nil {
+		names[i] = name + ext
+	}
+	return names
+}
+
+// manifestName is the manifest's file name in an -out directory.
+const manifestName = "manifest.json"
+
+// writeDir writes the parts and manifest.json into dir so that dir never
+// holds half an output: everything is written into a fresh directory
+// beside dir first, checking ctx before each file, and moved into place
+// only when complete. A dir that does not exist, or holds nothing but an
+// earlier run's output, is replaced by a rename; one that holds other
+// files too keeps them and gets the new files renamed in one by one, the
+// earlier run's part files removed. Signals are caught (runSplit), so
+// this last step runs to its end. On an interrupt (context.Canceled) or an
+// error, the fresh directory is removed and dir is as it was.
+func writeDir(ctx context.Context, dir string, parts []split.Part, reduce, isJSON bool, manifest []byte) (err error) {
+	dir = filepath.Clean(dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".ctxtrim-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		return err
+	}
+	names := partFileNames(parts, reduce, isJSON)
+	for i, p := range parts {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, names[i]), []byte(p.Text), 0o644); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(filepath.Join(dir, "manifest.json"), manifest, 0o644)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, manifestName), manifest, 0o644); err != nil {
+		return err
+	}
+
+	// Move into place.
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Rename(tmp, dir); err != nil {
+			return err
+		}
+		tmp = ""
+		return nil
+	case err != nil:
+		return err
+	}
+	ours := true
+	for _, en := range entries {
+		ours = ours && isOutputFile(en.Name())
+	}
+	if ours {
+		old, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".ctxtrim-old-")
+		if err != nil {
+			return err
+		}
+		if err := os.Remove(old); err != nil {
+			return err
+		}
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			os.Rename(old, dir) // put the earlier output back
+			return err
+		}
+		tmp = ""
+		return os.RemoveAll(old)
+	}
+	keep := map[string]bool{manifestName: true}
+	for _, n := range names {
+		keep[n] = true
+	}
+	for _, en := range entries {
+		if n := en.Name(); isOutputFile(n) && !keep[n] {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range append(names, manifestName) {
+		if err := os.Rename(filepath.Join(tmp, n), filepath.Join(dir, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isOutputFile reports whether name is a file split -out writes.
+func isOutputFile(name string) bool {
+	return name == manifestName ||
+		strings.HasPrefix(name, "part-") && (strings.HasSuffix(name, ".txt") || strings.HasSuffix(name, ".json"))
+}
+
+// writeFileAtomic writes data to path through a temporary file in the
+// same directory and a rename, so that an interrupt never leaves half a
+// file.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".ctxtrim-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // fails harmlessly after the rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func jsonIndent(v any) ([]byte, error) {
