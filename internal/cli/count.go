@@ -13,10 +13,14 @@ import (
 	"github.com/ctxtrim/ctxtrim/slicer"
 )
 
-// Streaming limits of count. Memory stays below maxPending + one read.
+// Streaming limits of count. Memory stays below maxPending + one read,
+// plus what counting a piece of that size takes: tens of bytes per byte
+// for a piece the tokenizer cannot cut, which the cap and forcedPiece
+// bound (a text of one 50 MB line counts in under 40 MiB of RSS).
 const (
 	countChunk   = 1 << 20  // count in pieces of about 1 MiB
-	maxPending   = 64 << 20 // a piece with no safe split point is split anyway at 64 MiB
+	maxPending   = 1 << 20  // a run with no safe split point this long is cut anyway …
+	forcedPiece  = 64 << 10 // … into pieces of this size, whose merges stay small
 	readBufBytes = 256 << 10
 	firstRead    = 16 << 10 // the first read; later ones double up to readBufBytes
 )
@@ -67,7 +71,7 @@ func runCount(e *env, args []string) error {
 			total += r.Tokens
 			totalBytes += r.Bytes
 			if r.Approx {
-				fmt.Fprintf(e.stderr, "ctxtrim: %s: a run of over %d MiB without a line break was split; its count may be off by a few tokens\n", displayName(name), maxPending>>20)
+				fmt.Fprintf(e.stderr, "ctxtrim: %s: a run of over %d MiB that the tokenizer cannot cut (one letter or digit repeated) was counted in pieces of %d KiB; its count may be off by a few tokens\n", displayName(name), maxPending>>20, forcedPiece>>10)
 			}
 		}
 		results = append(results, r)
@@ -234,15 +238,19 @@ func countStream(c budget.Counter, r io.Reader, where string) (tokens int, size 
 		if !eof && len(buf) < countChunk {
 			continue
 		}
-		cut := len(buf)
-		if !eof {
+		// forced: the piece has no point where the tokenizer splits, and
+		// is over maxPending: it is counted in forcedPiece pieces.
+		cut, forced := len(buf), false
+		switch {
+		case eof:
+			forced = len(buf) > maxPending && budget.LastSafeSplit(buf) == 0
+		default:
 			cut = budget.LastSafeSplit(buf)
 			if cut == 0 {
 				if len(buf) < maxPending {
 					continue // keep reading until a safe point or the cap
 				}
-				cut = lastRuneStart(buf)
-				approx = true
+				cut, forced = lastRuneStart(buf), true
 			}
 		}
 		piece := buf[:cut]
@@ -251,7 +259,22 @@ func countStream(c budget.Counter, r io.Reader, where string) (tokens int, size 
 			return 0, size, approx, inputProblem(probNotUTF8, where, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", offset+int64(i)),
 				"convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)")
 		}
-		tokens += c.Count(string(piece))
+		if forced {
+			// One letter repeated, a run of digits: byte-pair merging a
+			// piece costs tens of bytes per byte, so such a run is
+			// counted in small pieces, and the count is approximate.
+			approx = true
+			for len(piece) > 0 {
+				k := len(piece)
+				if k > forcedPiece {
+					k = lastRuneStart(piece[:forcedPiece+1])
+				}
+				tokens += c.Count(string(piece[:k]))
+				piece = piece[k:]
+			}
+		} else {
+			tokens += c.Count(string(piece))
+		}
 		offset += int64(cut)
 		buf = append(buf[:0], buf[cut:]...)
 	}
