@@ -293,14 +293,3 @@ func lastRuneStart(b []byte) int {
 	return i
 }
 
-// invalidAt returns the offset of the first invalid UTF-8 byte in b.
-func invalidAt(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
-}

@@ -51,7 +51,7 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	defer done()
-	data, err := readAll(io.LimitReader(in, maxFitInput+1), where)
+	data, err := readText(in, where, maxFitInput)
 	if err != nil {
 		return err
 	}
@@ -67,8 +67,9 @@ func runFit(e *env, args []string) error {
 	if err := checkText(where, data, textRules{}); err != nil {
 		return err
 	}
+	defer capMemoryFor(len(data))()
 
-	r, err := budget.Fit(string(data), c, limit, &opts)
+	r, err := budget.Fit(data, c, limit, &opts)
 	if errors.Is(err, budget.ErrBudgetTooSmall) {
 		return noFitError(err)
 	}

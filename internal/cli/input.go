@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/slicer"
@@ -181,7 +182,7 @@ type textRules struct {
 // checkText applies the content rows of the table to data, named where:
 // binary (slicer.BinaryAt, the one binary check), invalid UTF-8 and, when
 // rules.nonEmpty, empty input.
-func checkText(where string, data []byte, rules textRules) error {
+func checkText[T string | []byte](where string, data T, rules textRules) error {
 	what := rules.what
 	if what == "" {
 		what = "text"
@@ -193,18 +194,41 @@ func checkText(where string, data []byte, rules textRules) error {
 		}
 		return inputProblem(probEmpty, where, detail, "pass "+what)
 	}
-	if i := slicer.BinaryAt(data); i >= 0 {
+	if i := slicer.BinaryAt([]byte(data[:min(len(data), slicer.BinarySniffBytes)])); i >= 0 {
 		return inputProblem(probBinary, where, fmt.Sprintf("binary input (NUL byte at offset %d)", i), "pass "+what)
 	}
-	if !utf8.Valid(data) {
-		return inputProblem(probNotUTF8, where, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", invalidAt(data)),
+	if i := invalidAt(data); i < len(data) {
+		return inputProblem(probNotUTF8, where, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", i),
 			"convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)")
 	}
 	return nil
 }
 
+// invalidAt returns the offset of the first invalid UTF-8 byte in b, or
+// len(b) when it is valid.
+func invalidAt[T string | []byte](b T) int {
+	var valid bool
+	switch v := any(b).(type) {
+	case string:
+		valid = utf8.ValidString(v)
+	case []byte:
+		valid = utf8.Valid(v)
+	}
+	if valid {
+		return len(b)
+	}
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune([]byte(b[i:min(len(b), i+utf8.UTFMax)]))
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
+}
+
 // trimSpace trims ASCII white space, without copying.
-func trimSpace(b []byte) []byte {
+func trimSpace[T string | []byte](b T) T {
 	isSpace := func(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' }
 	for len(b) > 0 && isSpace(b[0]) {
 		b = b[1:]
@@ -214,3 +238,40 @@ func trimSpace(b []byte) []byte {
 	}
 	return b
 }
+
+// readText reads r, named where, into a string, at most limit+1 bytes (a
+// longer result means the input is over limit), holding it once: from a
+// regular file the string is sized once; from a pipe it grows fivefold
+// each time it fills. Growing allocates without zeroing (strings.Builder),
+// so the room not yet read into costs no memory, and the earlier, fifth as
+// large buffers are all that is held twice; io.ReadAll's 1.25× steps, and
+// string(data) after it, held a gigabyte input four times over. fit and
+// split of a gigabyte need this.
+func readText(r io.Reader, where string, limit int64) (string, error) {
+	var sb strings.Builder
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			sb.Grow(int(min(st.Size(), limit+1)))
+		}
+	}
+	buf := make([]byte, readTextBuf)
+	lr := io.LimitReader(r, limit+1)
+	for {
+		n, err := lr.Read(buf)
+		if n > 0 {
+			if sb.Cap()-sb.Len() < n {
+				sb.Grow(max(4*sb.Cap(), readTextBuf))
+			}
+			sb.Write(buf[:n])
+		}
+		if err == io.EOF {
+			return sb.String(), nil
+		}
+		if err != nil {
+			return "", openError(where, err, "")
+		}
+	}
+}
+
+// readTextBuf is readText's read size.
+const readTextBuf = 256 << 10
