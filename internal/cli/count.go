@@ -292,4 +292,3 @@ func lastRuneStart(b []byte) int {
 	}
 	return i
 }
-
