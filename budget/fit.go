@@ -169,13 +169,13 @@ func fitScaled(text string, s scaledCounter, budget int, opts *FitOptions) (FitR
 // the head and tail reach: a 1 GB text fit to 100k tokens splits and
 // counts the few thousand lines it keeps, not its millions, and holds no
 // slice of all of them. The dropped middle is counted exactly through
-// ranges (see rangeCounter), not recounted whole on every try.
+// Ranges, not recounted whole on every try.
 type fitter struct {
 	c     Counter
 	text  string
 	n     int // lines: the text cut after each "\n", the last line maybe without one
 	total int
-	rc    *rangeCounter // counts ranges of text; nil counts them with c
+	rc    *Ranges // counts ranges of text
 
 	// heads[i] is line i and headEnds[i] its end; tails[j] is line n-1-j
 	// and tailStarts[j] its start; counts alongside.
@@ -188,18 +188,14 @@ type fitter struct {
 	hTokens, tTokens int    // sum of counts of whole kept lines
 }
 
-// newFitter counts text (through a rangeCounter when c's chunks add up)
-// and its lines.
+// newFitter counts text (through Ranges) and its lines.
 func newFitter(c Counter, text string) *fitter {
 	f := &fitter{c: c, text: text, n: strings.Count(text, "\n")}
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		f.n++
 	}
-	if f.rc = newRangeCounter(c, text); f.rc != nil {
-		f.total = f.rc.total()
-	} else {
-		f.total = c.Count(text)
-	}
+	f.rc = NewRanges(c, text)
+	f.total = f.rc.Total()
 	return f
 }
 
@@ -318,12 +314,7 @@ func (f *fitter) assemble() FitResult {
 	if !strings.HasSuffix(middle, "\n") && middle != "" {
 		droppedLines++ // a final fragment without newline
 	}
-	var droppedTokens int
-	if f.rc != nil {
-		droppedTokens = f.rc.count(a, b)
-	} else {
-		droppedTokens = f.c.Count(middle)
-	}
+	droppedTokens := f.rc.Count(a, b)
 	marker := Marker(droppedLines, droppedTokens)
 	if head != "" && !strings.HasSuffix(head, "\n") {
 		marker = "\n" + marker // keep the marker on a line of its own

@@ -5,42 +5,54 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 )
 
-// rangeCounter counts any range of one text exactly without recounting it
-// whole: the text is cut at safe split points (safeSplit) into chunks of
-// about rangeChunk bytes, each counted once, and the count of [a, b) is
-// that of its partial first chunk, the sum of the whole chunks inside, and
-// that of its partial last chunk. This is exact because a cut that is safe
-// in the text is safe in any range holding the runes around it (safeAt
-// looks only at them), and a and b are rune boundaries. Fit uses it for
-// the dropped middle of a large text, which it counts on every try.
-type rangeCounter struct {
-	c      *bpeCounter
+// Ranges counts ranges of one text exactly without recounting the text:
+// Fit counts the dropped middle of a large text on every try, and split
+// counts ever shorter remainders of a line longer than a part, which
+// recounted whole was quadratic (a 50 MB line took five minutes).
+//
+// With an exact tiktoken counter (NewEncodingCounter, also under Scaled)
+// NewRanges cuts the text at safe split points (safeSplit) into chunks of
+// about rangeChunk bytes and counts each once, in parallel; the count of
+// [a, b) is then that of its partial first chunk, the sums of the whole
+// chunks inside, and that of its partial last chunk. This is exact: a cut
+// that is safe in the text is safe in any range holding the runes around
+// it (safeAt looks only at them). With any other Counter, whose counts
+// need not add up, each range is counted whole. A Ranges is immutable and
+// safe for concurrent use if its Counter is.
+type Ranges struct {
+	c      Counter
 	text   string
-	bounds []int // chunk starts, then len(text)
-	prefix []int // prefix[k]: tokens of text[:bounds[k]]
+	bc     *bpeCounter    // nil: count every range with c
+	scaled *scaledCounter // the scaling of bc's counts, if any
+	bounds []int          // chunk starts, then len(text)
+	prefix []int          // prefix[k]: unscaled tokens of text[:bounds[k]]
 }
 
-// rangeChunk is the size of a rangeCounter's chunks: the most a range
-// count recounts at each end.
+// rangeChunk is the size of a Ranges' chunks: the most a range count
+// recounts at each end.
 const rangeChunk = 64 << 10
 
-// newRangeCounter returns a rangeCounter for text if c is one of the
-// exact tiktoken counters (whose counts add up at safe points), else nil.
-// text must be valid UTF-8.
-func newRangeCounter(c Counter, text string) *rangeCounter {
-	var bc *bpeCounter
-	switch c := c.(type) {
+// NewRanges returns Ranges over text counted with c (see Ranges). It
+// counts text now when c's counts add up at safe points.
+func NewRanges(c Counter, text string) *Ranges {
+	r := &Ranges{c: c, text: text}
+	base := c
+	if s, ok := c.(scaledCounter); ok {
+		r.scaled, base = &s, s.c
+	}
+	switch b := base.(type) {
 	case encodingCounter:
-		bc, _ = c.Counter.(*bpeCounter)
+		r.bc, _ = b.Counter.(*bpeCounter)
 	case *bpeCounter:
-		bc = c
+		r.bc = b
 	}
-	if bc == nil {
-		return nil
+	if r.bc == nil || !utf8.ValidString(text) {
+		r.bc = nil // Count replaces invalid UTF-8, which safeSplit does not expect
+		return r
 	}
-	r := &rangeCounter{c: bc, text: text}
 	for p := 0; p < len(text); {
 		r.bounds = append(r.bounds, p)
 		p = safeSplit(text, p+rangeChunk)
@@ -57,7 +69,7 @@ func newRangeCounter(c Counter, text string) *rangeCounter {
 				if k >= chunks {
 					return
 				}
-				counts[k] = bc.countSerial(text[r.bounds[k]:r.bounds[k+1]])
+				counts[k] = r.bc.countSerial(text[r.bounds[k]:r.bounds[k+1]])
 			}
 		})
 	}
@@ -69,18 +81,31 @@ func newRangeCounter(c Counter, text string) *rangeCounter {
 	return r
 }
 
-// total is the count of the whole text.
-func (r *rangeCounter) total() int { return r.prefix[len(r.prefix)-1] }
+// Total returns the count of the whole text.
+func (r *Ranges) Total() int { return r.Count(0, len(r.text)) }
 
-// count returns the count of text[a:b]; a and b are rune boundaries.
-func (r *rangeCounter) count(a, b int) int {
+// Count returns the count of text[a:b], as c.Count(text[a:b]) would; a and
+// b must be rune boundaries.
+func (r *Ranges) Count(a, b int) int {
+	if r.bc == nil {
+		return r.c.Count(r.text[a:b])
+	}
+	n := r.unscaled(a, b)
+	if r.scaled != nil {
+		return r.scaled.countOf(n)
+	}
+	return n
+}
+
+// unscaled counts text[a:b] with the exact counter.
+func (r *Ranges) unscaled(a, b int) int {
 	if a >= b {
 		return 0
 	}
 	i := sort.SearchInts(r.bounds, a)       // first bound >= a
 	j := sort.SearchInts(r.bounds, b+1) - 1 // last bound <= b
 	if i >= j {
-		return r.c.Count(r.text[a:b]) // within about two chunks
+		return r.bc.Count(r.text[a:b]) // within about two chunks
 	}
-	return r.c.Count(r.text[a:r.bounds[i]]) + r.prefix[j] - r.prefix[i] + r.c.Count(r.text[r.bounds[j]:b])
+	return r.bc.Count(r.text[a:r.bounds[i]]) + r.prefix[j] - r.prefix[i] + r.bc.Count(r.text[r.bounds[j]:b])
 }

@@ -26,32 +26,35 @@ func mixedText(seed uint64, n int) string {
 	return validUTF8(b.String())
 }
 
-// TestRangeCounter: the count of any range, through the chunks, is the
-// count of that range as one text.
-func TestRangeCounter(t *testing.T) {
+// TestRanges: the count of any range, through the chunks, is the count of
+// that range as one text, for both encodings, scaled or not, and for a
+// counter Ranges knows nothing about.
+func TestRanges(t *testing.T) {
+	text := mixedText(1, 5*rangeChunk)
 	for _, enc := range testEncodings {
 		c, _ := counters(t, enc)
-		text := mixedText(1, 5*rangeChunk)
-		r := newRangeCounter(c, text)
-		if r == nil {
-			t.Fatal("no rangeCounter for an encoding counter")
-		}
-		if got, want := r.total(), c.Count(text); got != want {
-			t.Fatalf("%s: total %d, want %d", enc, got, want)
-		}
-		rng := rand.New(rand.NewPCG(2, 3))
-		for range 300 {
-			a, b := runeStart(text, rng.IntN(len(text)+1)), runeStart(text, rng.IntN(len(text)+1))
-			if a > b {
-				a, b = b, a
+		for name, c := range map[string]Counter{enc: c, enc + " scaled": Scaled(c, 1.35), "runes": runeCounter{}} {
+			r := NewRanges(c, text)
+			if (r.bc != nil) != (name != "runes") {
+				t.Fatalf("%s: counting by chunks is %v", name, r.bc != nil)
 			}
-			if got, want := r.count(a, b), c.Count(text[a:b]); got != want {
-				t.Fatalf("%s: count(%d, %d) = %d, want %d", enc, a, b, got, want)
+			if got, want := r.Total(), c.Count(text); got != want {
+				t.Fatalf("%s: total %d, want %d", name, got, want)
+			}
+			rng := rand.New(rand.NewPCG(2, 3))
+			for range 300 {
+				a, b := runeStart(text, rng.IntN(len(text)+1)), runeStart(text, rng.IntN(len(text)+1))
+				if a > b {
+					a, b = b, a
+				}
+				if got, want := r.Count(a, b), c.Count(text[a:b]); got != want {
+					t.Fatalf("%s: Count(%d, %d) = %d, want %d", name, a, b, got, want)
+				}
 			}
 		}
 	}
-	if newRangeCounter(hidden{runeCounter{}}, "x") != nil {
-		t.Error("a rangeCounter for a counter whose counts need not add up")
+	if r := NewRanges(o200k(t), "ok \xff bad"); r.bc != nil || r.Total() != o200k(t).Count("ok \xff bad") {
+		t.Error("invalid UTF-8 is not counted whole")
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -136,6 +137,12 @@ func runSplit(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}
 	opts.Logf = e.logf(f.verbose)
+	size := 0
+	for _, src := range in.Sources {
+		size += len(src.Text)
+	}
+	// The input is held once (the parts are rendered when written).
+	defer capMemoryFor(size)()
 	res, err := split.Split(ctx, in, c, opts)
 	switch {
 	case ctx.Err() != nil:
@@ -187,7 +194,8 @@ func (f *splitFlags) validate(args []string, set map[string]bool) (*split.Option
 	if f.text && (f.diffRange != "" || f.staged || len(f.files) > 0) {
 		return nil, fmt.Errorf("split: -text applies only to stdin or a FILE")
 	}
-	opts := &split.Options{MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce}
+	// Lazy: the parts are written one at a time, rendered again then.
+	opts := &split.Options{MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce, Lazy: true}
 	switch f.request {
 	case "":
 	case "openai":
@@ -273,7 +281,7 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 			return in, err
 		}
 		defer closeIn()
-		b, err := readAll(r, where)
+		b, err := readText(r, where, math.MaxInt64-1)
 		if err != nil {
 			return in, err
 		}
@@ -281,14 +289,14 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 			return in, err
 		}
 		kind := split.Text
-		if !f.text && split.LooksLikeDiff(string(b)) {
+		if !f.text && split.LooksLikeDiff(b) {
 			kind = split.Diff
 		}
 		srcName := "-"
 		if where != stdinName {
 			srcName = where
 		}
-		in = split.Input{Kind: kind, Sources: []split.Source{{Name: srcName, Text: string(b)}}}
+		in = split.Input{Kind: kind, Sources: []split.Source{{Name: srcName, Text: b}}}
 	}
 	if err != nil {
 		return in, err
@@ -334,16 +342,13 @@ func unescape(s string) string {
 // stops it between two parts: -out DIR and -manifest FILE are then left as
 // they were; on stdout, what was written is said on stderr.
 func (f *splitFlags) write(ctx context.Context, e *env, res *split.Result) error {
-	parts := res.Parts
-	if res.Reduce != nil {
-		parts = append(parts[:len(parts):len(parts)], *res.Reduce)
-	}
+	parts := newPartList(res)
 	manifest, err := jsonIndent(res.Manifest)
 	if err != nil {
 		return err
 	}
 	if f.out != "" {
-		err := writeDir(ctx, f.out, parts, res.Reduce != nil, f.request != "", manifest)
+		err := writeDir(ctx, f.out, parts, f.request != "", manifest)
 		if errors.Is(err, context.Canceled) {
 			fmt.Fprintf(e.stderr, "ctxtrim: interrupted; %s is left as it was (no part was written to it)\n", f.out)
 			return exitStatus(exitInterrupt)
@@ -361,10 +366,14 @@ func (f *splitFlags) write(ctx context.Context, e *env, res *split.Result) error
 		return nil
 	}
 	delim := unescape(f.delimiter)
-	for i, p := range parts {
+	for i := range parts.n {
 		if ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "ctxtrim: interrupted after writing %d of %d parts to stdout; the output is incomplete\n", i, len(parts))
+			fmt.Fprintf(e.stderr, "ctxtrim: interrupted after writing %d of %d parts to stdout; the output is incomplete\n", i, parts.n)
 			return exitStatus(exitInterrupt)
+		}
+		p, err := parts.get(i)
+		if err != nil {
+			return err
 		}
 		s := p.Text
 		switch {
@@ -380,18 +389,40 @@ func (f *splitFlags) write(ctx context.Context, e *env, res *split.Result) error
 	return nil
 }
 
-// partFileNames returns the file names of parts in an -out directory:
+// partList is the parts to write, the reduce part last, rendered one at a
+// time (split.Options.Lazy): a gigabyte of input is not held twice.
+type partList struct {
+	n      int // parts, the reduce part included
+	reduce bool
+	get    func(i int) (split.Part, error)
+}
+
+func newPartList(res *split.Result) partList {
+	l := partList{n: len(res.Parts), reduce: res.Reduce != nil, get: res.Part}
+	if l.reduce {
+		l.n++
+		l.get = func(i int) (split.Part, error) {
+			if i == len(res.Parts) {
+				return *res.Reduce, nil
+			}
+			return res.Part(i)
+		}
+	}
+	return l
+}
+
+// partFileNames returns the file names of the parts in an -out directory:
 // part-001.txt (or .json) …, the reduce part named part-NNN-reduce.
-func partFileNames(parts []split.Part, reduce, isJSON bool) []string {
+func partFileNames(parts partList, isJSON bool) []string {
 	ext := ".txt"
 	if isJSON {
 		ext = ".json"
 	}
-	width := max(3, len(strconv.Itoa(len(parts))))
-	names := make([]string, len(parts))
-	for i, p := range parts {
-		name := fmt.Sprintf("part-%0*d", width, p.Index)
-		if reduce && i == len(parts)-1 {
+	width := max(3, len(strconv.Itoa(parts.n)))
+	names := make([]string, parts.n)
+	for i := range names {
+		name := fmt.Sprintf("part-%0*d", width, i+1)
+		if parts.reduce && i == parts.n-1 {
 			name += "-reduce"
 		}
 		names[i] = name + ext
@@ -411,7 +442,7 @@ const manifestName = "manifest.json"
 // earlier run's part files removed. Signals are caught (runSplit), so
 // this last step runs to its end. On an interrupt (context.Canceled) or an
 // error, the fresh directory is removed and dir is as it was.
-func writeDir(ctx context.Context, dir string, parts []split.Part, reduce, isJSON bool, manifest []byte) (err error) {
+func writeDir(ctx context.Context, dir string, parts partList, isJSON bool, manifest []byte) (err error) {
 	dir = filepath.Clean(dir)
 	parent := filepath.Dir(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -429,9 +460,13 @@ func writeDir(ctx context.Context, dir string, parts []split.Part, reduce, isJSO
 	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
 		return err
 	}
-	names := partFileNames(parts, reduce, isJSON)
-	for i, p := range parts {
+	names := partFileNames(parts, isJSON)
+	for i := range parts.n {
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p, err := parts.get(i)
+		if err != nil {
 			return err
 		}
 		if err := os.WriteFile(filepath.Join(tmp, names[i]), []byte(p.Text), 0o644); err != nil {

@@ -31,12 +31,16 @@ func (c *cancelAfter) Err() error {
 	return nil
 }
 
-func testParts(n int) []split.Part {
+func testParts(n int) partList {
+	return newPartList(testResult(n))
+}
+
+func testResult(n int) *split.Result {
 	parts := make([]split.Part, n)
 	for i := range parts {
 		parts[i] = split.Part{Index: i + 1, Text: fmt.Sprintf("part %d\n", i+1)}
 	}
-	return parts
+	return &split.Result{Parts: parts}
 }
 
 // listDir returns the names in dir, sorted, "" entries for none.
@@ -67,7 +71,7 @@ func TestWriteDirInterrupted(t *testing.T) {
 				var want []string
 				switch before {
 				case "earlier output":
-					if err := writeDir(context.Background(), dir, testParts(2), false, false, []byte("{}\n")); err != nil {
+					if err := writeDir(context.Background(), dir, testParts(2), false, []byte("{}\n")); err != nil {
 						t.Fatal(err)
 					}
 					want = listDir(t, dir)
@@ -76,7 +80,7 @@ func TestWriteDirInterrupted(t *testing.T) {
 					os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine"), 0o644)
 					want = []string{"notes.md"}
 				}
-				err := writeDir(&cancelAfter{context.Background(), after}, dir, testParts(5), false, false, []byte("{}\n"))
+				err := writeDir(&cancelAfter{context.Background(), after}, dir, testParts(5), false, []byte("{}\n"))
 				if !errors.Is(err, context.Canceled) {
 					t.Fatalf("error %v, want context.Canceled", err)
 				}
@@ -106,17 +110,17 @@ func TestWriteDirInterrupted(t *testing.T) {
 func TestWriteDirReplaces(t *testing.T) {
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "parts")
-	if err := writeDir(context.Background(), dir, testParts(4), false, false, []byte("{}\n")); err != nil {
+	if err := writeDir(context.Background(), dir, testParts(4), false, []byte("{}\n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeDir(context.Background(), dir, testParts(2), false, true, []byte("{\"n\":2}\n")); err != nil {
+	if err := writeDir(context.Background(), dir, testParts(2), true, []byte("{\"n\":2}\n")); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"manifest.json", "part-001.json", "part-002.json"}, listDir(t, dir)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	os.WriteFile(filepath.Join(dir, "notes.md"), []byte("mine"), 0o644)
-	if err := writeDir(context.Background(), dir, testParts(1), false, false, []byte("{}\n")); err != nil {
+	if err := writeDir(context.Background(), dir, testParts(1), false, []byte("{}\n")); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"manifest.json", "notes.md", "part-001.txt"}, listDir(t, dir)); diff != "" {
@@ -133,7 +137,7 @@ func TestSplitStdoutInterrupted(t *testing.T) {
 	var stdout, stderr strings.Builder
 	e := &env{stdout: &stdout, stderr: &stderr}
 	f := &splitFlags{delimiter: defaultDelimiter}
-	res := &split.Result{Parts: testParts(4)}
+	res := testResult(4)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	err := f.write(&cancelAfter{ctx, 2}, e, res)
