@@ -224,7 +224,8 @@ func (mm *mergeMemo) count(t *ranktable.Table, piece string) int {
 // leaves every piece unchanged, or len(s) if there is none.
 //
 // p is safe when s[p-1] is '\n' and s[p] is an ASCII character that is
-// neither whitespace nor '/'. Proof, for both split patterns: matching is
+// neither whitespace nor '/', and at the cuts inside a line of safeAt.
+// Proof for the newline, for both split patterns: matching is
 // sequential and has no look-behind, so the pieces from a piece boundary on
 // depend only on the text from there; it remains to show that p is a piece
 // boundary and that no piece before p looked at s[p:] to decide its end.
@@ -248,27 +249,85 @@ func safeSplit(s string, from int) int {
 		from = 1
 	}
 	for p := from; p < len(s); p++ {
-		if safeAt(s[p-1], s[p]) {
+		if safeAt(s, p) {
 			return p
 		}
 	}
 	return len(s)
 }
 
-// safeAt reports whether a text may be cut between the bytes prev and c
-// (see safeSplit for why).
-func safeAt(prev, c byte) bool {
-	return prev == '\n' && c < utf8.RuneSelf && c != '/' && asciiClass[c]&clsSpace == 0
+// safeAt reports whether s may be cut at p, 0 < p < len(s) (see safeSplit
+// for the cut after a newline).
+//
+// Cuts inside a line, so that a text of one long line (minified code, a
+// log without breaks, a paragraph of Chinese) streams too: p is also safe
+// when the rune before it is a number (\p{N}) and the rune at p is not, or
+// the rune before it is a letter (\p{L}) and the rune at p is neither a
+// letter, a mark (\p{M}) nor "'". Proof, for both patterns: no piece holds
+// such a number or letter and also the rune after it. A number is only in
+// \p{N}{1,3}, which stops at a non-number (its runs of three count from
+// the start of the run, before p). A letter is only in the letter
+// alternatives (the optional prefix [^\r\n\p{L}\p{N}]? excludes it) and, in
+// cl100k, in a contraction ('s …) that ends with it; the letter
+// alternatives go on only through letters and marks (o200k's A and B
+// classes are \p{L} and \p{M} together) and, in o200k, a contraction, which
+// needs "'" at p. So a piece ends at p, and whether it ends there depends
+// on the rune at p only through "is it a letter, mark, number or \"'\"",
+// which the end of s[:p] answers the same. Earlier pieces look no further
+// than their own end plus one rune (the lookahead of \s+(?!\S), the
+// prefix), at most p-1. As for the newline cut, s[p:] then splits on its
+// own into the same pieces. Runes are decoded as Count decodes them;
+// around invalid UTF-8 (which Count replaces) or a rune cut at the end of
+// s, no cut is made. TestSafeSplit and FuzzLastSafeSplit check this
+// against the reference.
+func safeAt[T string | []byte](s T, p int) bool {
+	prev, c := s[p-1], s[p]
+	if prev == '\n' {
+		return c < utf8.RuneSelf && c != '/' && asciiClass[c]&clsSpace == 0
+	}
+	if !utf8.RuneStart(c) {
+		return false
+	}
+	var pc, cc uint8
+	if prev < utf8.RuneSelf {
+		pc = asciiClass[prev]
+	} else {
+		q := p - 1
+		for q > 0 && q > p-utf8.UTFMax && !utf8.RuneStart(s[q]) {
+			q--
+		}
+		r, n := utf8.DecodeRune([]byte(s[q:p]))
+		if r == utf8.RuneError || q+n != p {
+			return false
+		}
+		pc = classOfRune(r)
+	}
+	if pc&(clsL|clsN) == 0 {
+		return false
+	}
+	if c < utf8.RuneSelf {
+		cc = asciiClass[c]
+	} else {
+		r, n := utf8.DecodeRune([]byte(s[p:min(len(s), p+utf8.UTFMax)]))
+		if r == utf8.RuneError && n <= 1 {
+			return false // invalid, or cut at the end of s
+		}
+		cc = classOfRune(r)
+	}
+	if pc&clsN != 0 {
+		return cc&clsN == 0
+	}
+	return c != '\'' && cc&(clsL|clsA|clsB) == 0
 }
 
 // LastSafeSplit returns the last index i > 0 of b at which counting b[:i]
 // and b[i:] separately gives the count of b, in both o200k_base and
 // cl100k_base, or 0 if there is none. Streaming counters use it to cut
-// their input into pieces. The byte at i is ASCII, so i is also a rune
-// boundary.
+// their input into pieces. i is a rune boundary; a rune cut at the end of
+// b is never split from its start.
 func LastSafeSplit(b []byte) int {
 	for i := len(b) - 1; i > 0; i-- {
-		if safeAt(b[i-1], b[i]) {
+		if safeAt(b, i) {
 			return i
 		}
 	}

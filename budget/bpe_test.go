@@ -498,8 +498,9 @@ func TestCorpusFull(t *testing.T) {
 func TestSafeSplit(t *testing.T) {
 	texts := append([]string{}, seedTexts...)
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := []string{"a", "Z", "'", "s", "1", " ", "  ", "\t", "\n", "\r\n", "\n\n", "/", "//", ".", "中", "\u0301", "\u00a0", "🙂", "ʰ", "\xff"}
-	for range 200 {
+	alphabet := []string{"a", "Z", "'", "s", "1", " ", "  ", "\t", "\n", "\r\n", "\n\n", "/", "//", ".", "中", "\u0301", "\u00a0", "🙂", "ʰ", "\xff",
+		"ll", "Re", "'RE", "42", "1234", "_", ",", "-", "\"", "{", "é", "ǅ", "٣", "x\u0301", "，", "。", "中文", "Ⅻ", "\u200b", "\xe4\xb8"}
+	for range 2000 {
 		var b strings.Builder
 		for range rng.IntN(60) {
 			b.WriteString(alphabet[rng.IntN(len(alphabet))])

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxtrim/ctxtrim/internal/jsonerr"
 )
 
 // Chat accounting.
@@ -188,6 +190,9 @@ func (o Overhead) Tools(c Counter, tools []Tool) int {
 // ParseChatRequest reads an OpenAI Chat Completions request body (the JSON
 // sent to /v1/chat/completions): its messages, with string or array-of-parts
 // content, and its tools (or legacy functions). Other fields are ignored.
+// A bare JSON array of messages is read as a body holding only them, as
+// history reads it. A body without a "messages" array is an error, as is a
+// message that is not an object with a "role".
 func ParseChatRequest(data []byte) (msgs []Message, tools []Tool, err error) {
 	var req struct {
 		Messages []json.RawMessage `json:"messages"`
@@ -197,13 +202,24 @@ func ParseChatRequest(data []byte) (msgs []Message, tools []Tool, err error) {
 		} `json:"tools"`
 		Functions []jsonFunction `json:"functions"`
 	}
-	if err := json.Unmarshal(data, &req); err != nil {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
+	var target any = &req
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		target = &req.Messages
+	}
+	if err := json.Unmarshal(data, target); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := position(data, int(se.Offset), strings.HasPrefix(se.Error(), "unexpected end"))
 			return nil, nil, fmt.Errorf("parse chat request: line %d, column %d: %w", line, col, err)
 		}
-		return nil, nil, fmt.Errorf("parse chat request: %w", err)
+		if len(trimmed) > 0 && trimmed[0] != '{' && trimmed[0] != '[' {
+			return nil, nil, errors.New(`parse chat request: want a JSON object with "messages" or an array of messages`)
+		}
+		return nil, nil, fmt.Errorf("parse chat request: %w", jsonerr.Describe(err))
+	}
+	if req.Messages == nil {
+		return nil, nil, errors.New(`parse chat request: no "messages" array`)
 	}
 	for i, raw := range req.Messages {
 		msg, err := ParseChatMessage(raw)
@@ -243,7 +259,7 @@ func (f jsonFunction) tool() (Tool, error) {
 		Properties json.RawMessage `json:"properties"`
 	}
 	if err := json.Unmarshal(f.Parameters, &params); err != nil {
-		return t, err
+		return t, fmt.Errorf("parameters: %w", jsonerr.Describe(err))
 	}
 	keys, raws, err := orderedObject(params.Properties)
 	if err != nil {
@@ -258,7 +274,7 @@ func (f jsonFunction) tool() (Tool, error) {
 			Items       json.RawMessage `json:"items"`
 		}
 		if err := json.Unmarshal(raws[i], &p); err != nil {
-			return t, fmt.Errorf("property %s: %w", k, err)
+			return t, fmt.Errorf("property %s: %w", k, jsonerr.Describe(err))
 		}
 		prop := Property{Name: k, Type: typeName(p.Type), Description: p.Description}
 		if p.Enum != nil {
@@ -363,7 +379,10 @@ func ParseChatMessage(raw []byte) (Message, error) {
 		} `json:"function_call"`
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return Message{}, err
+		return Message{}, jsonerr.Describe(err)
+	}
+	if m.Role == "" {
+		return Message{}, errors.New(`message has no "role"`)
 	}
 	msg := Message{Role: m.Role, Name: m.Name}
 	if err := msg.readContent(m.Content); err != nil {

@@ -257,3 +257,72 @@ func TestExactLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestParseChatRequestShapes: count -chat reads what history reads as
+// Chat, a body with "messages" or a bare array of messages, and rejects
+// the rest with a message in JSON terms, never Go types. Before, {"foo":1}
+// counted as 3 tokens and a bare array was an error naming a Go struct.
+func TestParseChatRequestShapes(t *testing.T) {
+	tests := []struct {
+		name    string
+		body    string
+		msgs    int
+		wantErr string
+	}{
+		{"body", `{"messages":[{"role":"user","content":"hi"}]}`, 1, ""},
+		{"bare array", `[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]`, 2, ""},
+		{"empty messages", `{"messages":[]}`, 0, ""},
+		{"no messages", `{"foo":1}`, 0, `no "messages" array`},
+		{"messages not an array", `{"messages":{}}`, 0, "messages: got a JSON object, want an array"},
+		{"message not an object", `{"messages":[3]}`, 0, "message 0: got a JSON number, want an object"},
+		{"message without role", `[{"content":"hi"}]`, 0, `message 0: message has no "role"`},
+		{"scalar", `"hi"`, 0, `want a JSON object with "messages" or an array of messages`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			msgs, _, err := ParseChatRequest([]byte(tc.body))
+			switch {
+			case tc.wantErr == "" && err != nil:
+				t.Fatalf("error %v", err)
+			case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tc.wantErr)
+			case tc.wantErr == "" && len(msgs) != tc.msgs:
+				t.Errorf("%d messages, want %d", len(msgs), tc.msgs)
+			}
+			if err != nil && strings.Contains(err.Error(), "Go ") {
+				t.Errorf("error %q names Go types", err)
+			}
+		})
+	}
+}
+
+// FuzzParseChatRequest: any input is a request whose every message has a
+// role, or an error in JSON terms; CountChat of a request never panics and
+// is at least the reply priming.
+func FuzzParseChatRequest(f *testing.F) {
+	f.Add([]byte(cookbookWeatherRequest))
+	f.Add([]byte(`[{"role":"user","content":[{"type":"text","text":"a"},{"type":"image_url","image_url":{"url":"x"}}]}]`))
+	f.Add([]byte(`{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}],"functions":[{"name":"g","parameters":{"properties":{"a":{"type":"string","enum":["x"]}}}}]}`))
+	f.Add([]byte(`{"foo":1}`))
+	c, err := NewEncodingCounter(O200kBase)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		msgs, tools, err := ParseChatRequest(data)
+		if err != nil {
+			if strings.Contains(err.Error(), "Go struct") || strings.Contains(err.Error(), "Go value") {
+				t.Fatalf("error names Go types: %v", err)
+			}
+			return
+		}
+		for i, m := range msgs {
+			if m.Role == "" {
+				t.Fatalf("message %d has no role", i)
+			}
+		}
+		if n := CountChat(c, msgs, tools); n < ReplyPrimingTokens {
+			t.Fatalf("CountChat = %d, below the reply priming", n)
+		}
+	})
+}

@@ -15,9 +15,9 @@ import (
 // much: "[… ctxtrim: dropped 120 lines, 3456 tokens …]". Only a side that
 // cannot keep a single whole line is cut inside a line, at a rune boundary.
 //
-// Method: count every line once; take whole lines from the head up to half
-// of what the marker leaves, then from the tail up to the rest, then give
-// any leftover back to the head. Sums of line counts are close to, but not
+// Method: count lines from each end, as far as they are kept; take whole
+// lines from the head up to half of what the marker leaves, then from the
+// tail up to the rest, then give any leftover back to the head. Sums of line counts are close to, but not
 // exactly, the count of the joined text (BPE pieces can merge across a
 // newline), so the assembled text is counted again and lines are dropped
 // from the larger side until the exact count is within budget. The loop
@@ -88,6 +88,11 @@ func Marker(lines, tokens int) string {
 // cut inside a long line (o200k_base's longest token is 128 bytes).
 const maxBytesPerToken = 1024
 
+// probeBytesPerToken is where longestPrefix and longestSuffix start
+// probing: about the bytes of a token of English or code, so that a first
+// probe usually fits and a few doublings pass the answer.
+const probeBytesPerToken = 4
+
 // Fit returns text trimmed to at most opts.Budget tokens as counted by c.
 // text must be valid UTF-8; the result then is too. opts is not modified.
 // It is safe for concurrent use if c is.
@@ -112,22 +117,17 @@ func Fit(text string, c Counter, opts *FitOptions) (FitResult, error) {
 
 // fit is Fit with its checks done, for an unscaled counter.
 func fit(text string, c Counter, budget int, keep Keep) (FitResult, error) {
-	total := c.Count(text)
+	f := newFitter(c, text)
+	total := f.total
 	if total <= budget {
 		return FitResult{Text: text, Tokens: total, InputTokens: total}, nil
 	}
-	lines := splitLines(text)
 	// The largest marker this cut can need: numbers never exceed these.
-	if m := c.Count(Marker(len(lines), total)); m > budget {
+	if m := c.Count(Marker(f.n, total)); m > budget {
 		return FitResult{}, fmt.Errorf("%w: the marker needs %d tokens, the budget is %d; raise the budget to at least %d", ErrBudgetTooSmall, m, budget, m)
 	}
-	counts := make([]int, len(lines))
-	for i, l := range lines {
-		counts[i] = c.Count(l)
-	}
 
-	f := fitter{c: c, text: text, lines: lines, counts: counts, total: total}
-	avail := budget - c.Count(Marker(len(lines), total))
+	avail := budget - c.Count(Marker(f.n, total))
 	switch keep {
 	case KeepHead:
 		f.growHead(avail)
@@ -139,7 +139,7 @@ func fit(text string, c Counter, budget int, keep Keep) (FitResult, error) {
 		f.growHead(avail - f.tailTokens())
 		// A side that cannot keep one whole line keeps a fragment of its
 		// end line instead, cut at a rune boundary.
-		switch rest := f.h+f.t < len(f.lines); {
+		switch rest := f.h+f.t < f.n; {
 		case rest && f.h == 0 && f.t == 0:
 			f.partialHead(avail / 2)
 			f.partialTail(avail - c.Count(f.hPart))
@@ -182,18 +182,79 @@ func fitScaled(text string, s scaledCounter, budget int, keep Keep) (FitResult, 
 }
 
 // fitter holds the state of one Fit: whole lines [0,h) are kept at the head,
-// [len-t, len) at the tail, plus optional partial fragments when no whole
-// line fits on a side.
+// [n-t, n) at the tail, plus optional partial fragments when no whole line
+// fits on a side.
+//
+// Lines are split off and counted lazily, from each end, only as far as
+// the head and tail reach: a 1 GB text fit to 100k tokens splits and
+// counts the few thousand lines it keeps, not its millions, and holds no
+// slice of all of them. The dropped middle is counted exactly through
+// Ranges, not recounted whole on every try.
 type fitter struct {
-	c      Counter
-	text   string
-	lines  []string
-	counts []int
-	total  int
+	c     Counter
+	text  string
+	n     int // lines: the text cut after each "\n", the last line maybe without one
+	total int
+	rc    *Ranges // counts ranges of text
+
+	// heads[i] is line i and headEnds[i] its end; tails[j] is line n-1-j
+	// and tailStarts[j] its start; counts alongside.
+	heads, tails          []string
+	headEnds, tailStarts  []int
+	headCounts, tailCount []int
 
 	h, t             int
-	hPart, tPart     string // fragments of lines[0] / lines[len-1]
+	hPart, tPart     string // fragments of line 0 / line n-1
 	hTokens, tTokens int    // sum of counts of whole kept lines
+}
+
+// newFitter counts text (through Ranges) and its lines.
+func newFitter(c Counter, text string) *fitter {
+	f := &fitter{c: c, text: text, n: strings.Count(text, "\n")}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		f.n++
+	}
+	f.rc = NewRanges(c, text)
+	f.total = f.rc.Total()
+	return f
+}
+
+// headLine returns line i (i < n-t), splitting lines off the head as
+// needed, and its count.
+func (f *fitter) headLine(i int) (string, int) {
+	for len(f.heads) <= i {
+		start := 0
+		if k := len(f.headEnds); k > 0 {
+			start = f.headEnds[k-1]
+		}
+		end := len(f.text)
+		if j := strings.IndexByte(f.text[start:], '\n'); j >= 0 {
+			end = start + j + 1
+		}
+		line := f.text[start:end]
+		f.heads, f.headEnds, f.headCounts = append(f.heads, line), append(f.headEnds, end), append(f.headCounts, f.c.Count(line))
+	}
+	return f.heads[i], f.headCounts[i]
+}
+
+// tailLine returns line n-1-j and its count, splitting lines off the tail
+// as needed.
+func (f *fitter) tailLine(j int) (string, int) {
+	for len(f.tails) <= j {
+		end := len(f.text)
+		if k := len(f.tailStarts); k > 0 {
+			end = f.tailStarts[k-1]
+		}
+		// The line ends at end (after its "\n", or at the end of text)
+		// and starts after the previous "\n".
+		start := strings.LastIndexByte(f.text[:max(end-1, 0)], '\n') + 1
+		if end == 0 {
+			start = 0
+		}
+		line := f.text[start:end]
+		f.tails, f.tailStarts, f.tailCount = append(f.tails, line), append(f.tailStarts, start), append(f.tailCount, f.c.Count(line))
+	}
+	return f.tails[j], f.tailCount[j]
 }
 
 func (f *fitter) headTokens() int { return f.hTokens }
@@ -201,28 +262,36 @@ func (f *fitter) tailTokens() int { return f.tTokens }
 
 // growHead adds whole lines to the head while the head stays within target.
 func (f *fitter) growHead(target int) {
-	for f.h+f.t < len(f.lines) && f.hTokens+f.counts[f.h] <= target {
-		f.hTokens += f.counts[f.h]
+	for f.h+f.t < f.n {
+		_, n := f.headLine(f.h)
+		if f.hTokens+n > target {
+			return
+		}
+		f.hTokens += n
 		f.h++
 	}
 }
 
 // growTail adds whole lines to the tail while the tail stays within target.
 func (f *fitter) growTail(target int) {
-	for f.h+f.t < len(f.lines) && f.tTokens+f.counts[len(f.lines)-1-f.t] <= target {
-		f.tTokens += f.counts[len(f.lines)-1-f.t]
+	for f.h+f.t < f.n {
+		_, n := f.tailLine(f.t)
+		if f.tTokens+n > target {
+			return
+		}
+		f.tTokens += n
 		f.t++
 	}
 }
 
 // partialHead keeps the longest prefix of the first line within target.
 func (f *fitter) partialHead(target int) {
-	if f.h > 0 || target <= 0 || len(f.lines) == 0 {
+	if f.h > 0 || target <= 0 || f.n == 0 {
 		f.hPart = ""
 		return
 	}
-	line := f.lines[0]
-	if len(f.lines) == 1 && f.tPart != "" {
+	line, _ := f.headLine(0)
+	if f.n == 1 && f.tPart != "" {
 		line = line[:len(line)-len(f.tPart)]
 	}
 	f.hPart = line[:longestPrefix(f.c, line, target)]
@@ -230,12 +299,12 @@ func (f *fitter) partialHead(target int) {
 
 // partialTail keeps the longest suffix of the last line within target.
 func (f *fitter) partialTail(target int) {
-	if f.t > 0 || target <= 0 || len(f.lines) == 0 {
+	if f.t > 0 || target <= 0 || f.n == 0 {
 		f.tPart = ""
 		return
 	}
-	line := f.lines[len(f.lines)-1]
-	if len(f.lines) == 1 {
+	line, _ := f.tailLine(0)
+	if f.n == 1 {
 		line = line[len(f.hPart):]
 	}
 	f.tPart = line[len(line)-longestSuffix(f.c, line, target):]
@@ -245,26 +314,27 @@ func (f *fitter) headText() string {
 	if f.h == 0 {
 		return f.hPart
 	}
-	return strings.Join(f.lines[:f.h], "")
+	return f.text[:f.headEnds[f.h-1]]
 }
 
 func (f *fitter) tailText() string {
 	if f.t == 0 {
 		return f.tPart
 	}
-	return strings.Join(f.lines[len(f.lines)-f.t:], "")
+	return f.text[f.tailStarts[f.t-1]:]
 }
 
 // assemble builds the result for the current state, counting exactly.
 func (f *fitter) assemble() FitResult {
 	head, tail := f.headText(), f.tailText()
 	// The dropped middle is what lies between head and tail.
-	middle := f.text[len(head) : len(f.text)-len(tail)]
+	a, b := len(head), len(f.text)-len(tail)
+	middle := f.text[a:b]
 	droppedLines := strings.Count(middle, "\n")
 	if !strings.HasSuffix(middle, "\n") && middle != "" {
 		droppedLines++ // a final fragment without newline
 	}
-	droppedTokens := f.c.Count(middle)
+	droppedTokens := f.rc.Count(a, b)
 	marker := Marker(droppedLines, droppedTokens)
 	if head != "" && !strings.HasSuffix(head, "\n") {
 		marker = "\n" + marker // keep the marker on a line of its own
@@ -298,16 +368,18 @@ func (f *fitter) shrink(over int) {
 		switch {
 		case fromHead && f.h > 0:
 			f.h--
-			f.hTokens -= f.counts[f.h]
-			removed += max(f.counts[f.h], 1)
+			_, n := f.headLine(f.h)
+			f.hTokens -= n
+			removed += max(n, 1)
 		case fromHead:
 			n := f.c.Count(f.hPart)
 			f.hPart = f.hPart[:longestPrefix(f.c, f.hPart, n-step)]
 			removed += step
 		case f.t > 0:
 			f.t--
-			f.tTokens -= f.counts[len(f.lines)-1-f.t]
-			removed += max(f.counts[len(f.lines)-1-f.t], 1)
+			_, n := f.tailLine(f.t)
+			f.tTokens -= n
+			removed += max(n, 1)
 		default:
 			n := f.c.Count(f.tPart)
 			k := longestSuffix(f.c, f.tPart, n-step)
@@ -315,15 +387,6 @@ func (f *fitter) shrink(over int) {
 			removed += step
 		}
 	}
-}
-
-// splitLines splits text after each "\n"; the last line may lack one.
-func splitLines(text string) []string {
-	lines := strings.SplitAfter(text, "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
-	return lines
 }
 
 // longestPrefix returns the length of a long prefix of s, ending at a rune
@@ -336,6 +399,20 @@ func longestPrefix(c Counter, s string, target int) int {
 		return 0
 	}
 	lo, hi := 0, min(len(s), (target+1)*maxBytesPerToken)
+	// Probe up from a few bytes per token first, so that the search counts
+	// about twice what it keeps rather than up to a kilobyte per token: a
+	// 50 MB line fit to 50k tokens counted tens of megabytes per search.
+	for probe := probeBytesPerToken * (target + 1); probe < hi; probe *= 2 {
+		p := runeStart(s, probe)
+		if p <= lo {
+			continue
+		}
+		if c.Count(s[:p]) > target {
+			hi = p - 1
+			break
+		}
+		lo = p
+	}
 	for lo < hi {
 		mid := runeStart(s, (lo+hi+1)/2)
 		if mid <= lo {
@@ -361,6 +438,17 @@ func longestSuffix(c Counter, s string, target int) int {
 	}
 	best := len(s)                                      // start of the best suffix found: empty
 	limit := max(0, len(s)-(target+1)*maxBytesPerToken) // no valid start below limit
+	for probe := probeBytesPerToken * (target + 1); probe < len(s)-limit; probe *= 2 {
+		m := runeEnd(s, len(s)-probe)
+		if m >= best {
+			continue
+		}
+		if c.Count(s[m:]) > target {
+			limit = m + 1
+			break
+		}
+		best = m
+	}
 	for limit < best {
 		m := runeEnd(s, (limit+best)/2)
 		if m >= best {

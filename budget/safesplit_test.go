@@ -6,7 +6,7 @@ import "testing"
 // points does not change the count, under both encodings, with the
 // reference counter.
 func FuzzLastSafeSplit(f *testing.F) {
-	for _, s := range []string{"a\nb", "}\n/x", "x\n\n\ny", "  \n\tz", "a \n'll", "1\n2", "é\nB", "x\r\nY", "<|endoftext|>\nz"} {
+	for _, s := range []string{"a\nb", "}\n/x", "x\n\n\ny", "  \n\tz", "a \n'll", "1\n2", "é\nB", "x\r\nY", "<|endoftext|>\nz", "it's 12,345 o'clock", "HTTPServer42x", "a1b2c3 d4", "don'T x", "{\"a\":1,\"b\":[2,3]}", "e\u0301 x", "x_y-z.w", "abc'll9", "中文，测试。再来3个", "Ⅻ世纪Ⅻ", "é\u0301ü", "x\xe4\xb8y"} {
 		f.Add(s)
 	}
 	var cs []Counter

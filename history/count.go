@@ -32,7 +32,7 @@ func (a accountant) fixedTokens(conv *Conversation) int {
 	if conv.format == FormatChat {
 		// Chat tools are counted the way budget.CountChat does (OpenAI
 		// cookbook), when the schemas are ones it can read.
-		body := append(append([]byte(`{"tools":`), conv.tools...), '}')
+		body := append(append([]byte(`{"messages":[],"tools":`), conv.tools...), '}')
 		if _, tools, err := budget.ParseChatRequest(body); err == nil && len(tools) > 0 {
 			return n + budget.OverheadOf(a.c).Tools(a.c, tools)
 		}

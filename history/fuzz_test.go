@@ -114,3 +114,35 @@ func lastTotal(line []byte) int64 {
 	}
 	return n
 }
+
+// FuzzParseFormat: with any format named, any input is an error wrapping
+// ErrBadInput (a *FormatError when it is another format) or a conversation
+// of that format that encodes back to the input unchanged.
+func FuzzParseFormat(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte, n int) {
+		all := Formats()
+		named := all[(n%len(all)+len(all))%len(all)]
+		c, err := ParseFormat(bytes.NewReader(data), named)
+		if err != nil {
+			if !errors.Is(err, ErrBadInput) {
+				t.Fatalf("error does not wrap ErrBadInput: %v", err)
+			}
+			var fe *FormatError
+			if errors.As(err, &fe) && (fe.Named != named || fe.Found == named || fe.Evidence == "") {
+				t.Fatalf("FormatError{%s, %s, %q} for -format %s", fe.Named, fe.Found, fe.Evidence, named)
+			}
+			return
+		}
+		if c.Format() != named {
+			t.Fatalf("parsed as %s, named %s", c.Format(), named)
+		}
+		var b bytes.Buffer
+		if err := c.Encode(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b.Bytes(), data) {
+			t.Fatal("Encode of an unpruned conversation changed it")
+		}
+	})
+}

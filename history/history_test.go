@@ -129,8 +129,9 @@ func TestParseErrors(t *testing.T) {
 		{"scalar", "42", "", "want a JSON object"},
 		{"no items", `{"model":"m"}`, "", `no "messages"`},
 		{"message without role", `{"messages":[{"content":"x"}]}`, "", `no "role"`},
-		{"wrong forced format", `{"messages":[{"role":"user","content":"x"}]}`, "responses", "does not fit"},
+		{"wrong forced format", `{"messages":[{"role":"user","content":"x"}]}`, "responses", `input is an OpenAI Chat Completions conversation, not an OpenAI Responses conversation: the request body holds its items in "messages"`},
 		{"bad rollout line", "{\"type\":\"x\",\"payload\":{}}\nnot json", "", "rollout line 2"},
+		{"JSONL that is no rollout, as codex", "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"user\",\"content\":\"hi\"}\n", "codex", "rollout line 1 is not a Codex rollout record"},
 		{"truncated array", "[1,2", "", "line 1, column 5: unexpected end of JSON input"},
 		{"trailing comma", "{\"messages\":[\n  {\"role\":\"user\",\"content\":\"hi\"},\n]}", "", "line 3, column 1: invalid character ']'"},
 		{"trailing garbage after a BOM and spaces", "\xef\xbb\xbf \n{\"messages\":[]} x", "", "line 2, column 17: invalid character 'x' after top-level value"},
@@ -141,6 +142,70 @@ func TestParseErrors(t *testing.T) {
 			_, err := ParseFormat(strings.NewReader(tc.in), Format(tc.format))
 			if err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want ErrBadInput containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseNamedFormat: an input that is not of the format named is an
+// error that says what it is and what shows it, never read as the named
+// format. Before, -format anthropic on tau-bench's Chat request dropped
+// its system prompt (Anthropic classification took role "system" for
+// neither instructions nor a turn) and pruned the first task away.
+func TestParseNamedFormat(t *testing.T) {
+	tau, err := os.ReadFile("testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	codex, err := os.ReadFile("testdata/transcripts/codex-0.169-multiturn.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	anthropic, err := os.ReadFile("testdata/anthropic-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	responses, err := os.ReadFile("testdata/responses-tools.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := `{"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]}`
+	tests := []struct {
+		name      string
+		in        string
+		named     Format
+		wantFound Format // "" for no error
+		evidence  string
+	}{
+		{"tau-bench Chat as anthropic", string(tau), FormatAnthropic, FormatChat, `messages[0] has role "system"`},
+		{"tau-bench Chat as chat", string(tau), FormatChat, "", ""},
+		{"tau-bench Chat as codex", string(tau), FormatCodex, FormatChat, "line 1 is not a rollout record"},
+		{"Anthropic as chat", string(anthropic), FormatChat, FormatAnthropic, ""},
+		{"Anthropic as anthropic", string(anthropic), FormatAnthropic, "", ""},
+		{"Responses as chat", string(responses), FormatChat, FormatResponses, ""},
+		{"rollout as responses", string(codex), FormatResponses, FormatCodex, "line 1 is a rollout record"},
+		{"rollout as codex", string(codex), FormatCodex, "", ""},
+		{"plain text turns as chat", plain, FormatChat, "", ""},
+		{"plain text turns as anthropic", plain, FormatAnthropic, "", ""},
+		{"tool calls as anthropic", `[{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}]`, FormatAnthropic, FormatChat, "item 0 has Chat tool calls"},
+		{"tool_use block as chat", `[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]}]`, FormatChat, FormatAnthropic, `item 0 content part 0 is of type "tool_use"`},
+		{"image_url part as anthropic", `{"messages":[{"role":"user","content":[{"type":"image_url","image_url":{"url":"x"}}]}]}`, FormatAnthropic, FormatChat, `messages[0] content part 0 is of type "image_url"`},
+		{"top-level system as chat", `{"system":"be terse","messages":[{"role":"user","content":"hi"}]}`, FormatChat, FormatAnthropic, `top-level "system"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseFormat(strings.NewReader(tc.in), tc.named)
+			var fe *FormatError
+			switch {
+			case tc.wantFound == "" && err != nil:
+				t.Fatalf("error %v, want none", err)
+			case tc.wantFound == "":
+				return
+			case !errors.As(err, &fe) || !errors.Is(err, ErrBadInput):
+				t.Fatalf("error %v, want a *FormatError wrapped with ErrBadInput", err)
+			}
+			if fe.Named != tc.named || fe.Found != tc.wantFound || !strings.Contains(fe.Evidence, tc.evidence) {
+				t.Errorf("FormatError{%s, %s, %q}, want {%s, %s, …%q…}", fe.Named, fe.Found, fe.Evidence, tc.named, tc.wantFound, tc.evidence)
 			}
 		})
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxtrim/ctxtrim/internal/jsonerr"
 )
 
 // Format names a conversation format.
@@ -30,6 +32,37 @@ func Formats() []Format {
 // ErrBadInput is wrapped by every error Parse returns for input it cannot
 // understand (as opposed to a failing reader).
 var ErrBadInput = errors.New("bad input")
+
+// FormatError is the error (wrapped with ErrBadInput) of ParseFormat when
+// the input is not of the format named: rather than read it as that format
+// and lose what the format has no place for (Anthropic has no system
+// messages in its list, Chat no tool_use blocks), it says what the input
+// is and what shows it.
+type FormatError struct {
+	Named Format // the format asked for
+	Found Format // the format the input shows
+	// Evidence says what shows it, with where: `messages[0] has role "system"`.
+	Evidence string
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("input is %s, not %s: %s", formatTitle(e.Found), formatTitle(e.Named), e.Evidence)
+}
+
+// formatTitle names a format for messages.
+func formatTitle(f Format) string {
+	switch f {
+	case FormatChat:
+		return "an OpenAI Chat Completions conversation"
+	case FormatResponses:
+		return "an OpenAI Responses conversation"
+	case FormatAnthropic:
+		return "an Anthropic Messages conversation"
+	case FormatCodex:
+		return "a Codex rollout"
+	}
+	return string(f)
+}
 
 // shape is how the items are wrapped.
 type shape int
@@ -134,6 +167,14 @@ func ParseFormat(r io.Reader, f Format) (*Conversation, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read conversation: %w", err)
 	}
+	return ParseBytes(src, f)
+}
+
+// ParseBytes is ParseFormat on the whole input src, which it keeps rather
+// than copies: src must not be modified while the Conversation, or one
+// Prune returns, is in use. It saves a copy of the input when the caller
+// has already read it (to check it, or from a file).
+func ParseBytes(src []byte, f Format) (*Conversation, error) {
 	c, err := parse(src, f)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadInput, err)
@@ -164,7 +205,24 @@ func parse(src []byte, f Format) (*Conversation, error) {
 	if len(trimmed) == 0 {
 		return nil, errors.New("empty input")
 	}
-	if f == FormatCodex || (f == "" && looksLikeRollout(trimmed)) {
+	rollout := looksLikeRollout(trimmed)
+	switch {
+	case f == FormatCodex && !rollout:
+		if json.Valid(trimmed) {
+			c, err := parseJSON(src, trimmed, "")
+			if err != nil {
+				return nil, err // neither a rollout nor another conversation
+			}
+			return nil, &FormatError{Named: f, Found: c.format, Evidence: `line 1 is not a rollout record (a JSON object with "type" and "payload")`}
+		}
+		line, _, _ := bytes.Cut(trimmed, []byte("\n"))
+		if _, err := parseObject(line); err == nil {
+			return nil, errors.New(`rollout line 1 is not a Codex rollout record (a JSON object with "type" and "payload")`)
+		}
+		return parseRollout(src) // its error says what is wrong with line 1
+	case rollout && f != "" && f != FormatCodex:
+		return nil, &FormatError{Named: f, Found: FormatCodex, Evidence: `line 1 is a rollout record (a JSON object with "type" and "payload")`}
+	case f == FormatCodex || (f == "" && rollout):
 		return parseRollout(src)
 	}
 	if !json.Valid(trimmed) {
@@ -234,6 +292,8 @@ func parseJSON(src, trimmed []byte, f Format) (*Conversation, error) {
 		c := &Conversation{src: src, shape: shapeBare, compactLine: -1}
 		if f == "" {
 			f = detectItems(elems)
+		} else if err := checkNamed(f, nil, "", elems); err != nil {
+			return nil, err
 		}
 		c.format = f
 		return c, c.classifyAll(elems)
@@ -294,7 +354,10 @@ func parseBody(src []byte, top []member, f Format) (*Conversation, error) {
 		f = detected
 	}
 	if (f == FormatResponses) != (c.itemsKey == "input") {
-		return nil, fmt.Errorf("format %s does not fit a request body with %q", f, c.itemsKey)
+		return nil, &FormatError{Named: f, Found: detected, Evidence: fmt.Sprintf("the request body holds its items in %q", c.itemsKey)}
+	}
+	if err := checkNamed(f, top, c.itemsKey, elems); err != nil {
+		return nil, err
 	}
 	c.format = f
 	c.tools = get(top, "tools")
@@ -324,9 +387,90 @@ func parseBody(src []byte, top []member, f Format) (*Conversation, error) {
 
 func (f Format) mustBe(want Format) error {
 	if f != "" && f != want {
-		return fmt.Errorf("input is %s, not %s", want, f)
+		return &FormatError{Named: f, Found: want, Evidence: `"input" is a string`}
 	}
 	return nil
+}
+
+// checkNamed checks that a request body (top, its items under key) or a
+// bare array of items (top nil) named as format f shows nothing of another
+// format (evidence). A body that fits two formats (plain user and
+// assistant text is both Chat and Anthropic) is read as the one named.
+func checkNamed(f Format, top []member, key string, elems []json.RawMessage) error {
+	found, what := evidence(f, top, key, elems)
+	if found == "" || found == f {
+		return nil
+	}
+	return &FormatError{Named: f, Found: found, Evidence: what}
+}
+
+// evidence returns the first sign in a body (or bare array, key "") that
+// it is not of format f: the format it shows and where, or "" when there
+// is none. Signs are what only one format has: Anthropic's top-level
+// "system", its content blocks (tool_use, tool_result, thinking, image
+// with a source) and its two roles; Chat's system, developer, tool and
+// function roles, tool_calls, tool_call_id and its part types (image_url,
+// input_audio); Responses' typed items and part types (input_text,
+// output_text, input_image).
+func evidence(f Format, top []member, key string, elems []json.RawMessage) (Format, string) {
+	if f != FormatAnthropic && top != nil && get(top, "system") != nil {
+		return FormatAnthropic, `the request body has a top-level "system"`
+	}
+	at := func(i int) string {
+		if key == "" {
+			return fmt.Sprintf("item %d", i)
+		}
+		return fmt.Sprintf("%s[%d]", key, i)
+	}
+	for i, e := range elems {
+		var m struct {
+			Type       *string         `json:"type"`
+			Role       string          `json:"role"`
+			Content    json.RawMessage `json:"content"`
+			ToolCalls  json.RawMessage `json:"tool_calls"`
+			ToolCallID json.RawMessage `json:"tool_call_id"`
+		}
+		if json.Unmarshal(e, &m) != nil {
+			continue // classify reports it
+		}
+		switch {
+		case f != FormatResponses && m.Type != nil:
+			return FormatResponses, fmt.Sprintf("%s has a \"type\" (%q)", at(i), *m.Type)
+		case f == FormatAnthropic && m.Role != "user" && m.Role != "assistant" && m.Role != "":
+			return FormatChat, fmt.Sprintf("%s has role %q (Anthropic messages are user or assistant; its system prompt is a top-level \"system\")", at(i), m.Role)
+		case f == FormatAnthropic && (m.ToolCalls != nil || m.ToolCallID != nil):
+			return FormatChat, fmt.Sprintf("%s has Chat tool calls (tool_calls, tool_call_id)", at(i))
+		}
+		if kindOf(m.Content) != '[' {
+			continue
+		}
+		var blocks []struct {
+			Type   string          `json:"type"`
+			Source json.RawMessage `json:"source"`
+		}
+		if json.Unmarshal(m.Content, &blocks) != nil {
+			continue
+		}
+		for j, b := range blocks {
+			var shows Format
+			switch b.Type {
+			case "tool_use", "tool_result", "thinking", "redacted_thinking", "document":
+				shows = FormatAnthropic
+			case "image":
+				if b.Source != nil {
+					shows = FormatAnthropic
+				}
+			case "image_url", "input_audio":
+				shows = FormatChat
+			case "input_text", "output_text", "input_image", "input_file":
+				shows = FormatResponses
+			}
+			if shows != "" && shows != f {
+				return shows, fmt.Sprintf("%s content part %d is of type %q", at(i), j, b.Type)
+			}
+		}
+	}
+	return "", ""
 }
 
 // detectItems guesses the format of a list of messages or items.
@@ -418,10 +562,13 @@ func classifyChat(it *item) error {
 		} `json:"tool_calls"`
 	}
 	if err := json.Unmarshal(it.raw, &m); err != nil {
-		return err
+		return jsonerr.Describe(err)
 	}
 	if m.Role == "" {
 		return errors.New(`message has no "role"`)
+	}
+	if err := contentKind(m.Content); err != nil {
+		return err
 	}
 	it.role = m.Role
 	switch m.Role {
@@ -453,16 +600,29 @@ func classifyChat(it *item) error {
 	return nil
 }
 
+// contentKind checks that a message's content is what every API takes: a
+// string, null (or absent), or an array of parts.
+func contentKind(raw json.RawMessage) error {
+	switch kindOf(raw) {
+	case 0, '"', 'n', '[':
+		return nil
+	}
+	return errors.New("content: want a string or an array of parts")
+}
+
 func classifyAnthropic(it *item) error {
 	var m struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
 	}
 	if err := json.Unmarshal(it.raw, &m); err != nil {
-		return err
+		return jsonerr.Describe(err)
 	}
 	if m.Role == "" {
 		return errors.New(`message has no "role"`)
+	}
+	if err := contentKind(m.Content); err != nil {
+		return err
 	}
 	it.role = m.Role
 	if kindOf(m.Content) != '[' {
@@ -477,7 +637,7 @@ func classifyAnthropic(it *item) error {
 		ToolUseID string          `json:"tool_use_id"`
 	}
 	if err := json.Unmarshal(m.Content, &blocks); err != nil {
-		return fmt.Errorf("content: %w", err)
+		return fmt.Errorf("content: %w", jsonerr.Describe(err))
 	}
 	for i, b := range blocks {
 		switch {
@@ -504,7 +664,7 @@ func classifyResponses(it *item, codex bool) error {
 		Action  json.RawMessage `json:"action"`
 	}
 	if err := json.Unmarshal(it.raw, &m); err != nil {
-		return err
+		return jsonerr.Describe(err)
 	}
 	it.typ, it.role = m.Type, m.Role
 	switch {

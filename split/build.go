@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
@@ -79,11 +80,16 @@ type splitter struct {
 	units []unit
 	par   int
 
+	ranges []lazyRanges // per source, built on the first long span counted
+	// work is the bytes counted, an upper bound for those counted through
+	// Ranges (its partial chunks), for tests of how counting scales.
+	work atomic.Int64
+
 	mu       sync.Mutex
 	memo     map[spanKey]int
 	textMemo map[string]int
 	defs     map[int][]int // unit → definition cut positions (bytes)
-	lines    map[int][]int // source → line starts, built on first use
+	lines    map[int][]int // source → the start of every lineStride-th line, built on first use
 }
 
 func newSplitter(ctx context.Context, in Input, c budget.Counter, opts *Options) *splitter {
@@ -94,8 +100,25 @@ func newSplitter(ctx context.Context, in Input, c budget.Counter, opts *Options)
 		s.par = runtime.GOMAXPROCS(0)
 	}
 	s.units = s.makeUnits()
+	s.ranges = make([]lazyRanges, len(in.Sources))
 	return s
 }
+
+// lazyRanges is a source's budget.Ranges, built once when first needed.
+type lazyRanges struct {
+	once sync.Once
+	r    *budget.Ranges
+}
+
+// rangesMin is the shortest span counted through a source's Ranges: below
+// it, counting the span is as cheap as the partial chunks would be, and a
+// source that has no long span (a file of a file set) is never counted
+// whole.
+const rangesMin = 256 << 10
+
+// rangesEdge bounds what a Ranges count recounts at each end of a span
+// (budget's chunk size), for work.
+const rangesEdge = 64 << 10
 
 func (s *splitter) logf(format string, args ...any) {
 	if s.opts.Logf != nil {
@@ -184,27 +207,49 @@ func unitPenalty(a, b unit) float64 {
 
 func (s *splitter) text(u *unit) string { return s.in.Sources[u.src].Text }
 
-// lineOf returns the 1-based line number of byte offset i of source src.
+// lineOf returns the 1-based line number of byte offset i of source src:
+// from the start of every lineStride-th line (a gigabyte of source would
+// take 270 MB for every line's), then counting newlines.
 func (s *splitter) lineOf(src, i int) int {
 	s.mu.Lock()
 	starts, ok := s.lines[src]
 	s.mu.Unlock()
+	text := s.in.Sources[src].Text
 	if !ok {
-		starts = lineStarts(s.in.Sources[src].Text)
+		starts = []int{0}
+		n := 0
+		for j := strings.IndexByte(text, '\n'); j >= 0; {
+			if n++; n%lineStride == 0 {
+				starts = append(starts, j+1)
+			}
+			k := strings.IndexByte(text[j+1:], '\n')
+			if k < 0 {
+				break
+			}
+			j += k + 1
+		}
 		s.mu.Lock()
 		s.lines[src] = starts
 		s.mu.Unlock()
 	}
-	return sort.SearchInts(starts, i+1)
+	k := sort.SearchInts(starts, i+1) - 1 // the last indexed line start <= i
+	return k*lineStride + 1 + strings.Count(text[starts[k]:min(i, len(text))], "\n")
 }
+
+// lineStride is how many lines apart lineOf indexes line starts.
+const lineStride = 256
 
 // memoMin is the smallest span whose count is memoised: recounting short
 // spans costs less than remembering millions of them.
 const memoMin = 512
 
-// count counts source bytes, memoised for spans of memoMin bytes or more.
+// count counts source bytes, memoised for spans of memoMin bytes or more,
+// through the source's Ranges for spans of rangesMin bytes or more (a
+// line longer than a part is cut by counting ever shorter remainders of
+// it, quadratic when each was counted whole).
 func (s *splitter) count(src, a, b int) int {
 	if b-a < memoMin {
+		s.work.Add(int64(b - a))
 		return s.c.Count(s.in.Sources[src].Text[a:b])
 	}
 	k := spanKey{src, a, b}
@@ -214,7 +259,18 @@ func (s *splitter) count(src, a, b int) int {
 	if ok {
 		return n
 	}
-	n = s.c.Count(s.in.Sources[src].Text[a:b])
+	if b-a >= rangesMin {
+		lr := &s.ranges[src]
+		lr.once.Do(func() {
+			lr.r = budget.NewRanges(s.c, s.in.Sources[src].Text)
+			s.work.Add(int64(len(s.in.Sources[src].Text)))
+		})
+		n = lr.r.Count(a, b)
+		s.work.Add(int64(min(b-a, 4*rangesEdge)))
+	} else {
+		n = s.c.Count(s.in.Sources[src].Text[a:b])
+		s.work.Add(int64(b - a))
+	}
 	s.mu.Lock()
 	s.memo[k] = n
 	s.mu.Unlock()
@@ -278,6 +334,20 @@ type expander struct {
 	fine     bool // cut units that fit one level further
 	out      []chunk
 	err      error // first reason the unit cannot be cut to fit
+	// minGap is the gap of thin for the span being cut, set before a
+	// cutter runs: the line and paragraph cutters keep only the cuts thin
+	// would keep, rather than make one per line of a gigabyte first.
+	minGap float64
+}
+
+// keep appends a cut at pos unless it is closer than minGap to the last
+// one kept (*last, the span's start at first), as thin would drop it.
+func (e *expander) keep(cuts []cut, pos int, pen float64, last *int) []cut {
+	if float64(pos-*last) < e.minGap {
+		return cuts
+	}
+	*last = pos
+	return append(cuts, cut{pos, pen})
 }
 
 // lineOf returns the 1-based line number of byte offset i of the unit's
@@ -387,6 +457,7 @@ func (e *expander) span(a, b int, pen float64, hi, head, lead int, levels []cutt
 		return
 	}
 	for len(levels) > 0 {
+		e.minGap = e.gap(a, b, t)
 		cuts := e.thin(a, b, t, levels[0](a, b))
 		levels = levels[1:]
 		if len(cuts) == 0 {
@@ -409,11 +480,8 @@ func (e *expander) span(a, b int, pen float64, hi, head, lead int, levels []cutt
 // token): balancing works on blocks of that size anyway (see coarsen), and
 // a million one-line chunks would cost memory and time for nothing.
 func (e *expander) thin(a, b, t int, cuts []cut) []cut {
-	if len(cuts) < 2 || t <= 0 {
-		return cuts
-	}
-	gap := float64(b-a) * float64(e.capacity/blockFraction) / float64(t)
-	if gap < 2 {
+	gap := e.gap(a, b, t)
+	if len(cuts) < 2 || gap == 0 {
 		return cuts
 	}
 	kept := cuts[:0:0]
@@ -427,11 +495,26 @@ func (e *expander) thin(a, b, t int, cuts []cut) []cut {
 	return kept
 }
 
+// gap is thin's least distance in bytes between two cuts of [a, b) (t
+// tokens), or 0 when every cut is kept.
+func (e *expander) gap(a, b, t int) float64 {
+	if t <= 0 {
+		return 0
+	}
+	gap := float64(b-a) * float64(e.capacity/blockFraction) / float64(t)
+	if gap < 2 {
+		return 0
+	}
+	return gap
+}
+
 // cutSpan cuts [a, b), which fits whole, at the first level offering
 // cuts, and emits the pieces (each cut further only if it must be).
 func (e *expander) cutSpan(a, b int, pen float64, head int, levels []cutter) {
 	for _, level := range levels {
-		if cuts := e.thin(a, b, e.s.count(e.u.src, a, b)+head, level(a, b)); len(cuts) > 0 {
+		t := e.s.count(e.u.src, a, b) + head
+		e.minGap = e.gap(a, b, t)
+		if cuts := e.thin(a, b, t, level(a, b)); len(cuts) > 0 {
 			prev, prevPen := a, pen
 			for _, c := range cuts {
 				e.span(prev, c.pos, prevPen, -1, head, 0, []cutter{e.lines})
@@ -499,12 +582,13 @@ func runeEnd(s string, a, i int) int {
 	return i
 }
 
-// lines cuts before every line start in (a, b).
+// lines cuts before every line start in (a, b) (those minGap apart).
 func (e *expander) lines(a, b int) []cut {
 	text := e.s.text(e.u)
 	var cuts []cut
+	last := a
 	for i := lineEnd(text, a); i < b; i = lineEnd(text, i) {
-		cuts = append(cuts, cut{i, penaltyLine})
+		cuts = e.keep(cuts, i, penaltyLine, &last)
 	}
 	return cuts
 }
@@ -519,10 +603,11 @@ func (e *expander) paragraphs(a, b int) []cut {
 	text := e.s.text(e.u)
 	var cuts []cut
 	prevBlank := false
+	last := a
 	for i := a; i < b; i = lineEnd(text, i) {
 		bl := blank(text, i)
 		if prevBlank && !bl && i > a {
-			cuts = append(cuts, cut{i, penaltyPara})
+			cuts = e.keep(cuts, i, penaltyPara, &last)
 		}
 		prevBlank = bl
 	}
@@ -617,11 +702,12 @@ func (e *expander) hunkLines(h hunk) cutter {
 	return func(a, b int) []cut {
 		text := e.s.text(e.u)
 		var cuts []cut
+		last := a
 		for i := lineEnd(text, a); i < b; i = lineEnd(text, i) {
 			if i <= h.headerEnd || i >= h.bodyEnd || text[i] == '\\' {
 				continue
 			}
-			cuts = append(cuts, cut{i, penaltyLine})
+			cuts = e.keep(cuts, i, penaltyLine, &last)
 		}
 		return cuts
 	}

@@ -282,13 +282,78 @@ func cleanDiffPath(p string) string {
 	return p
 }
 
-// LooksLikeDiff reports whether text is a unified diff: it has a section
-// start followed somewhere by a hunk header.
+// LooksLikeDiff reports whether text is a unified diff: whether it opens,
+// after blank lines, with real diff headers at line starts, in the order
+// git and diff write them. Either a file section comes first (isSectionStart:
+// a "diff " line, or "--- " directly followed by "+++ " and a hunk header),
+// or a commit header does (git log -p, git show: "commit <hash>"; git
+// format-patch: "From <hash> ") and its first file section follows the
+// commit's message. That first section must be whole: a "diff" line, the
+// extended header lines git writes (index, mode, rename, copy,
+// similarity), then "--- " and "+++ " and a hunk header that parses, or a
+// binary patch, or nothing more for a change of mode or name only.
+//
+// Diff-like lines anywhere else do not count: Go source holding test
+// fixtures such as "--- a/README.md" is text.
 func LooksLikeDiff(text string) bool {
-	for i := 0; i < len(text); i = lineEnd(text, i) {
-		if isSectionStart(text, i) {
-			return strings.Contains(text[i:], "\n@@ ") || strings.Contains(text[i:], "\nBinary files ") ||
-				strings.Contains(text[i:], "\nGIT binary patch")
+	i := 0
+	for i < len(text) && (text[i] == '\n' || text[i] == '\r') {
+		i++
+	}
+	if isCommitStart(text, i) {
+		// The message, and commits without files (merges), up to the
+		// first file section.
+		for i = lineEnd(text, i); i < len(text) && !isSectionStart(text, i); i = lineEnd(text, i) {
+		}
+	}
+	return i < len(text) && wholeSection(text, i)
+}
+
+// gitHeaderPrefixes are the extended header lines git writes between
+// "diff --git" and "---" (git-diff(1), "Generating patch text with -p").
+var gitHeaderPrefixes = []string{
+	"index ", "old mode ", "new mode ", "deleted file mode ", "new file mode ",
+	"copy from ", "copy to ", "rename from ", "rename to ",
+	"similarity index ", "dissimilarity index ",
+}
+
+// wholeSection reports whether a complete file section starts at i (see
+// LooksLikeDiff).
+func wholeSection(text string, i int) bool {
+	line := func(j int) string { return strings.TrimRight(text[j:lineEnd(text, j)], "\r\n") }
+	j := i
+	if strings.HasPrefix(text[i:], "diff ") {
+		git := strings.HasPrefix(text[i:], "diff --git ")
+		j = lineEnd(text, i)
+		extended := false
+		for git && j < len(text) && hasAnyPrefix(text[j:], gitHeaderPrefixes) {
+			j, extended = lineEnd(text, j), true
+		}
+		switch {
+		case j >= len(text):
+			return extended // a change of mode or name only, at the end
+		case strings.HasPrefix(text[j:], "Binary files ") || strings.HasPrefix(text[j:], "GIT binary patch"):
+			return true
+		case git && extended && (strings.HasPrefix(text[j:], "diff ") || isCommitStart(text, j)):
+			return true // a change of mode or name only, then the next file
+		}
+	}
+	if !strings.HasPrefix(text[j:], "--- ") {
+		return false
+	}
+	j = lineEnd(text, j)
+	if !strings.HasPrefix(text[j:], "+++ ") {
+		return false
+	}
+	j = lineEnd(text, j)
+	_, _, _, _, _, ok := parseHunkHeader(line(j))
+	return j < len(text) && ok
+}
+
+func hasAnyPrefix(s string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(s, p) {
+			return true
 		}
 	}
 	return false

@@ -64,16 +64,13 @@ func (s *splitter) manifest(ch []chunk, starts []int, res *Result, overhead int)
 	for _, src := range s.in.Sources {
 		m.InputBytes += len(src.Text)
 	}
-	lines := make([][]int, len(s.in.Sources))
-	lineOf := func(src, i int) int {
-		if lines[src] == nil {
-			lines[src] = lineStarts(s.in.Sources[src].Text)
-		}
-		return sort.SearchInts(lines[src], i+1)
-	}
 	var toks []int
 	for pi, p := range res.Parts {
-		info := PartInfo{Part: p.Index, Tokens: p.Tokens, PayloadBytes: len(p.Payload), Items: []Item{}}
+		payloadBytes := 0 // len(p.Payload), which Options.Lazy leaves out
+		for _, g := range p.Segments {
+			payloadBytes += g.Len
+		}
+		info := PartInfo{Part: p.Index, Tokens: p.Tokens, PayloadBytes: payloadBytes, Items: []Item{}}
 		toks = append(toks, p.Tokens)
 		end := len(ch)
 		if pi+1 < len(starts) {
@@ -100,7 +97,7 @@ func (s *splitter) manifest(ch []chunk, starts []int, res *Result, overhead int)
 					it.Hunks = [2]int{1, len(u.hunks)}
 				}
 			}
-			it.Lines = [2]int{lineOf(u.src, it.Bytes[0]), lineOf(u.src, max(it.Bytes[1]-1, it.Bytes[0]))}
+			it.Lines = [2]int{s.lineOf(u.src, it.Bytes[0]), s.lineOf(u.src, max(it.Bytes[1]-1, it.Bytes[0]))}
 			info.Items = append(info.Items, it)
 		}
 		m.Parts = append(m.Parts, info)

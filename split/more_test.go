@@ -285,3 +285,53 @@ func TestLongLine(t *testing.T) {
 		})
 	}
 }
+
+// TestLazy: with Options.Lazy the parts carry no Text or Payload, Part
+// renders each again to the very bytes the eager Result holds, and the
+// manifest is the same; Verify checks a lazy Result as an eager one.
+func TestLazy(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gogit-v5.11.0-v5.12.0-plumbing.diff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []Format{Plain, OpenAI} {
+		in := diffInput(string(data))
+		opts := Options{Budget: 700, Instructions: "Review this part.", Format: format, Reduce: true}
+		eager := mustSplit(t, in, &opts)
+		opts.Lazy = true
+		lazy := mustSplit(t, in, &opts)
+		if diff := cmp.Diff(eager.Manifest, lazy.Manifest); diff != "" {
+			t.Errorf("%s: manifest (-eager +lazy):\n%s", format, diff)
+		}
+		for i, p := range eager.Parts {
+			if lazy.Parts[i].Text != "" || lazy.Parts[i].Payload != "" {
+				t.Fatalf("%s: lazy part %d holds its text", format, i+1)
+			}
+			got, err := lazy.Part(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(p, got); diff != "" {
+				t.Errorf("%s: part %d (-eager +lazy):\n%s", format, i+1, diff)
+			}
+		}
+		if err := Verify(in, lazy, counter(t), &opts); err != nil {
+			t.Errorf("%s: Verify of the lazy result: %v", format, err)
+		}
+	}
+}
+
+// TestLongLineCountsLinearly: cutting a line of many parts counts each
+// byte a few times, not once per part. Before, every fragment recounted
+// the rest of the line: a 50 MB line took five minutes to split.
+func TestLongLineCountsLinearly(t *testing.T) {
+	line := strings.Repeat("many words on one line ", 200000) // 4.6 MB, one line
+	s := newSplitter(context.Background(), textInput(line), counter(t), &Options{Budget: 32000, Definitions: noDefinitions})
+	res, err := s.run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if work := s.work.Load(); work > 8*int64(len(line)) {
+		t.Errorf("counted %d bytes (%.1f× the input) to cut it into %d parts", work, float64(work)/float64(len(line)), len(res.Parts))
+	}
+}

@@ -97,6 +97,17 @@ func (s *splitter) run() (*Result, error) {
 		margin += worst
 	}
 	res := &Result{Parts: parts}
+	if s.opts.Lazy {
+		res.render = func(i int) (Part, error) {
+			p := parts[i]
+			text, _, err := s.renderPart(ch, starts, i)
+			if err != nil {
+				return p, err
+			}
+			p.Text, p.Payload = text.text, text.payload
+			return p, nil
+		}
+	}
 	if s.opts.Reduce && len(parts) > 0 {
 		r, err := s.reducePart(len(parts))
 		if err != nil {
@@ -126,16 +137,14 @@ func (s *splitter) renderParts(ch []chunk, starts []int) ([]Part, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			end := len(ch)
-			if i+1 < n {
-				end = starts[i+1]
-			}
-			payload, segs := s.payload(ch, starts[i], end)
-			text, tokens, err := s.render(partHeader(i+1, n) + payload)
+			r, segs, err := s.renderPart(ch, starts, i)
 			if err != nil {
 				return err
 			}
-			parts[i] = Part{Index: i + 1, Of: n, Text: text, Payload: payload, Tokens: tokens, Segments: segs}
+			parts[i] = Part{Index: i + 1, Of: n, Tokens: r.tokens, Segments: segs}
+			if !s.opts.Lazy {
+				parts[i].Text, parts[i].Payload = r.text, r.payload
+			}
 			return nil
 		})
 	}
@@ -143,6 +152,24 @@ func (s *splitter) renderParts(ch []chunk, starts []int) ([]Part, error) {
 		return nil, err
 	}
 	return parts, nil
+}
+
+// rendered is one rendered part.
+type rendered struct {
+	text, payload string
+	tokens        int
+}
+
+// renderPart renders and counts part i of the parts starting at starts.
+func (s *splitter) renderPart(ch []chunk, starts []int, i int) (rendered, []Segment, error) {
+	n := len(starts)
+	end := len(ch)
+	if i+1 < n {
+		end = starts[i+1]
+	}
+	payload, segs := s.payload(ch, starts[i], end)
+	text, tokens, err := s.render(partHeader(i+1, n) + payload)
+	return rendered{text, payload, tokens}, segs, err
 }
 
 // reducePart renders the merge part for n parts.

@@ -159,7 +159,13 @@ type Options struct {
 	// a nil result means "none known".
 	Definitions func(path string, src []byte) []Def
 	Parallelism int // counting workers; 0 means GOMAXPROCS
-	Logf        func(format string, args ...any)
+	// Lazy leaves each Part's Text and Payload out of the Result, which
+	// then renders them again, byte for byte, when Result.Part asks for
+	// them: the parts of an input hold it once more, which for a
+	// gigabyte is a gigabyte. A caller that writes parts one at a time
+	// sets it; Tokens, Segments and the Manifest are there either way.
+	Lazy bool
+	Logf func(format string, args ...any)
 }
 
 // DefaultMaxTokens is the answer cap of request parts (Anthropic
@@ -220,9 +226,25 @@ type Part struct {
 
 // Result is the outcome of Split.
 type Result struct {
+	// Parts are the parts, without Text and Payload when Options.Lazy
+	// was set (Part renders them).
 	Parts    []Part
-	Reduce   *Part // the merge part when Options.Reduce is set
+	Reduce   *Part // the merge part when Options.Reduce is set, always rendered
 	Manifest Manifest
+
+	// render renders part i again (Options.Lazy); nil when Parts hold
+	// their texts.
+	render func(i int) (Part, error)
+}
+
+// Part returns part i (0-based) with its Text and Payload: Parts[i], or,
+// when Options.Lazy left them out, Parts[i] rendered again, the same bytes
+// it was counted on. It is safe for concurrent use.
+func (r *Result) Part(i int) (Part, error) {
+	if r.render == nil {
+		return r.Parts[i], nil
+	}
+	return r.render(i)
 }
 
 // Split cuts in into parts that each fit opts.Budget, counted exactly with c

@@ -58,7 +58,12 @@ func Verify(in Input, res *Result, c budget.Counter, opts *Options) error {
 			bad("part %d: %d tokens, %d over the budget of %d", p.Index, tokens, tokens-opts.Budget, opts.Budget)
 		}
 	}
-	for _, p := range res.Parts {
+	for i := range res.Parts {
+		p, err := res.Part(i)
+		if err != nil {
+			bad("part %d: render: %v", i+1, err)
+			continue
+		}
 		check(p, partHeader(p.Index, p.Of))
 		off := 0
 		for _, g := range p.Segments {

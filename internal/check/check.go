@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -165,8 +166,37 @@ type Result struct {
 	Chain      []string `json:"chain,omitempty"`
 	ChainBytes int      `json:"chain_bytes,omitempty"`
 	ChainTok   int      `json:"chain_tokens,omitempty"`
+	// Problem, for a file that could not be checked (Status "warn"), says
+	// why: ProblemUnreadable, ProblemBinary or ProblemNotUTF8.
+	Problem string `json:"problem,omitempty"`
 	// Message explains a failure or warning in one sentence.
 	Message string `json:"message,omitempty"`
+}
+
+// Problems of a prompt file that cannot be checked (Result.Problem). Its
+// Result has Status "warn" and counts the file as empty; the other files
+// are still checked.
+const (
+	ProblemUnreadable = "unreadable" // the file cannot be read
+	ProblemBinary     = "binary"     // a NUL byte, as git decides (index.BinaryAt)
+	ProblemNotUTF8    = "not UTF-8"  // agents read prompt files as UTF-8 text
+)
+
+// fileError is a prompt file that cannot be checked.
+type fileError struct {
+	problem string
+	msg     string
+}
+
+func (e *fileError) Error() string { return e.msg }
+
+// problemOf returns the Problem of a read error, or "".
+func problemOf(err error) string {
+	var fe *fileError
+	if errors.As(err, &fe) {
+		return fe.problem
+	}
+	return ""
 }
 
 // Report is the outcome of checking a repository.
@@ -191,9 +221,14 @@ func (r *Report) Over() int {
 // tree root, sorted) with the index's own listing, index.FindFiles: what
 // index.ListFiles would list (tracked files even under an ignored
 // directory, untracked ones no ignore rule excludes), found without
-// walking the whole tree. Vendored trees are kept (All): Codex reads an
-// AGENTS.md wherever it runs.
-func promptFiles(ctx context.Context, root string, names []string, rules []Rule) ([]string, error) {
+// walking the whole tree.
+//
+// Unless all, vendored trees (vendor/, third_party/, node_modules/…) are
+// left out as index and select leave them out: their prompt files are a
+// dependency's, which you neither run an agent in nor edit, and a check
+// failing on them would block a commit for a file you cannot fix. Chain
+// passes all: Codex reads an AGENTS.md wherever it runs, vendored or not.
+func promptFiles(ctx context.Context, root string, names []string, rules []Rule, all bool) ([]string, error) {
 	var patterns []string
 	for _, n := range names {
 		patterns = append(patterns, "**/"+quoteGlob(n))
@@ -201,7 +236,7 @@ func promptFiles(ctx context.Context, root string, names []string, rules []Rule)
 	for _, r := range rules {
 		patterns = append(patterns, r.Glob)
 	}
-	list, err := index.FindFiles(ctx, &index.Options{Dir: root, All: true}, patterns)
+	list, err := index.FindFiles(ctx, &index.Options{Dir: root, All: all}, patterns)
 	if err != nil {
 		return nil, fmt.Errorf("list the files of %s: %w", root, err)
 	}
@@ -231,15 +266,25 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 	if cfg.projectDocMaxBytes() > 0 {
 		names = append([]string{codexOverrideName, codexAgentsName}, cfg.ProjectDocFallbackFilenames...)
 	}
-	files, err := promptFiles(ctx, root, names, rules)
+	files, err := promptFiles(ctx, root, names, rules, false)
 	if err != nil {
 		return nil, err
 	}
 	rep := &Report{Root: root}
 	read := func(rel string) ([]byte, error) {
 		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(rel)))
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", rel, err)
+		var pe *fs.PathError
+		switch {
+		case errors.As(err, &pe):
+			return nil, &fileError{ProblemUnreadable, fmt.Sprintf("cannot read it: %v", pe.Err)}
+		case err != nil:
+			return nil, &fileError{ProblemUnreadable, fmt.Sprintf("cannot read it: %v", err)}
+		}
+		if i := index.BinaryAt(b); i >= 0 {
+			return nil, &fileError{ProblemBinary, fmt.Sprintf("binary (NUL byte at offset %d), not a prompt file", i)}
+		}
+		if !utf8.Valid(b) {
+			return nil, &fileError{ProblemNotUTF8, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", invalidUTF8At(b))}
 		}
 		return b, nil
 	}
@@ -264,7 +309,7 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 		}
 		b, err := read(f)
 		if err != nil {
-			rep.Results = append(rep.Results, Result{Status: "warn", Path: f, Rule: rule.Glob, Message: err.Error()})
+			rep.Results = append(rep.Results, Result{Status: "warn", Path: f, Rule: rule.Glob, Problem: problemOf(err), Message: err.Error()})
 			continue
 		}
 		res := Result{Status: "ok", Path: f, Rule: rule.Glob,
@@ -384,7 +429,7 @@ func agentsChains(files []string, names []string, read func(string) ([]byte, err
 			msgs = append(msgs, fmt.Sprintf("chain is %d tokens > %d", res.ChainTok, maxTokens))
 		}
 		if err := readErr[d]; err != nil {
-			res.Status = "warn"
+			res.Status, res.Problem = "warn", problemOf(err)
 			msgs = append(msgs, err.Error())
 		}
 		if s, ok := shadowed[d]; ok && res.Status == "ok" {
@@ -494,7 +539,7 @@ func Chain(ctx context.Context, root, dir string, cfg *Config) (*CodexChain, err
 		return out, nil
 	}
 	names := append([]string{codexOverrideName, codexAgentsName}, cfg.ProjectDocFallbackFilenames...)
-	files, err := promptFiles(ctx, root, names, nil)
+	files, err := promptFiles(ctx, root, names, nil, true)
 	if err != nil {
 		return nil, err
 	}
@@ -526,6 +571,18 @@ func Chain(ctx context.Context, root, dir string, cfg *Config) (*CodexChain, err
 	}
 	out.Text = strings.Join(parts, codexDocJoin)
 	return out, nil
+}
+
+// invalidUTF8At returns the offset of the first invalid UTF-8 byte in b.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // ancestors returns "" (the root), then each prefix directory of d, then d.

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // checkLenCounter counts one token per byte, so expected counts in these
@@ -390,6 +392,7 @@ func TestChain(t *testing.T) {
 		"svc/api/v1/AGENTS.md":      "   \n",
 		"docs/AGENTS.md":            "docs rules\n",
 		"svc/api/v1/handlers/x.txt": "not a doc\n",
+		"vendor/lib/AGENTS.md":      "lib rules\n",
 	}
 	root := writeCheckTree(t, files)
 	for _, tc := range []struct {
@@ -407,6 +410,10 @@ func TestChain(t *testing.T) {
 				Text: "root rules\n\n\nsvc override\n\n\napi via fallback\n", Bytes: 24 + 17}},
 		{name: "cut", dir: "svc", cfg: Config{ProjectDocMaxBytes: intPtr(15)},
 			want: CodexChain{Files: []string{"AGENTS.md", "svc/AGENTS.override.md"}, Text: "root rules\n\n\nsvc ", Bytes: 24}},
+		// Check skips vendored trees; the chain does not: Codex run
+		// there reads them.
+		{name: "vendored", dir: "vendor/lib", want: CodexChain{Files: []string{"AGENTS.md", "vendor/lib/AGENTS.md"},
+			Text: "root rules\n\n\nlib rules\n", Bytes: 11 + 10}},
 		{name: "off", dir: "svc", cfg: Config{ProjectDocMaxBytes: intPtr(0)}, want: CodexChain{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -421,5 +428,42 @@ func TestChain(t *testing.T) {
 	}
 	if _, err := Chain(context.Background(), root, t.TempDir(), nil); err == nil {
 		t.Error("a directory outside the root: want an error")
+	}
+}
+
+// TestRepoSkipsWhatTheIndexSkips: check reports the prompt files the index
+// lists, and none it skips as vendored. Before, check reported
+// vendor/**/AGENTS.md (and failed on it), which index skips.
+func TestRepoSkipsWhatTheIndexSkips(t *testing.T) {
+	big := strings.Repeat("x", defaultProjectDocMaxBytes+1)
+	root := writeCheckTree(t, map[string]string{
+		"AGENTS.md":                            "# Rules\n",
+		"vendor/github.com/acme/lib/AGENTS.md": big,
+		"node_modules/pkg/CLAUDE.md":           strings.Repeat("y", claudeMDMaxChars+1),
+		"svc/AGENTS.md":                        "# Service\n",
+	})
+	rep, err := Repo(context.Background(), root, nil, checkLenCounter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status+" "+r.Path)
+	}
+	if diff := cmp.Diff([]string{"ok AGENTS.md", "ok svc/AGENTS.md"}, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
+	}
+	ix, err := index.New(context.Background(), &index.Options{Dir: root, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexed := map[string]bool{}
+	for _, f := range ix.Files {
+		indexed[f.Path] = true
+	}
+	for _, r := range rep.Results {
+		if !indexed[r.Path] {
+			t.Errorf("check reports %s, which the index leaves out", r.Path)
+		}
 	}
 }

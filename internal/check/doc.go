@@ -20,9 +20,9 @@
 // or extended by Config.Files. A file is over when any non-zero limit
 // (tokens, bytes, chars) is exceeded.
 //
-// The package reads the files it checks and never writes them. An
-// unreadable file is reported as a "warn" Result and the others are still
-// checked. It prints nothing; the ctxtrim check command (internal/cli)
+// The package reads the files it checks and never writes them. A file
+// that cannot be checked (unreadable, binary, not UTF-8) is reported as a
+// "warn" Result with its Problem, and the others are still checked. It prints nothing; the ctxtrim check command (internal/cli)
 // owns flags, output and exit codes. Repo and Review are safe for
 // concurrent use; Config is read, never modified.
 package check

@@ -96,3 +96,21 @@ func (m *memoryCap) restore() {
 		debug.SetMemoryLimit(m.prev)
 	}
 }
+
+// inputMemoryHeadroom is the soft memory limit above the size of an input
+// a command holds whole (fit, split), as a fraction of it: the collector's
+// default pacing lets the heap reach twice what is live before it runs, so
+// the garbage of counting a gigabyte would add up to another gigabyte.
+const inputMemoryHeadroom = 0.5
+
+// capMemoryFor sets a soft memory limit while a command works on an input
+// of n bytes held in memory: n × (1 + inputMemoryHeadroom), at least
+// baseMemoryLimit. It returns the function that puts back the limit in
+// force before; with GOMEMLIMIT set by the user it does nothing.
+func capMemoryFor(n int) (restore func()) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(max(baseMemoryLimit, int64(float64(n)*(1+inputMemoryHeadroom))))
+	return func() { debug.SetMemoryLimit(prev) }
+}

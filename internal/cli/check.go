@@ -93,6 +93,9 @@ func runCheck(e *env, args []string) error {
 		return usageError(errors.New("-staged takes no FILE arguments"))
 	}
 
+	if err := checkDir("-C", o.dir); err != nil {
+		return err
+	}
 	for _, n := range names {
 		// A named file that does not exist is a typo (or a flag given as
 		// a FILE), not a file that happens to fit.
@@ -101,7 +104,12 @@ func runCheck(e *env, args []string) error {
 			p = filepath.Join(o.dir, p)
 		}
 		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("check: %s: no such file", n)
+			return openError(n, err, "")
+		}
+	}
+	if o.configPath != "" {
+		if _, err := readFileFlag("-config "+o.configPath, o.configPath); err != nil {
+			return err
 		}
 	}
 	root, err := findRepoRoot(o.dir)
@@ -138,6 +146,28 @@ func runCheck(e *env, args []string) error {
 		}
 	} else if err := writeCheckTable(e.stdout, rep); err != nil {
 		return err
+	}
+	// A file that could not be checked is an input problem (input.go),
+	// more serious than a file over budget: the report is incomplete.
+	worst := exitOK
+	for _, r := range rep.Results {
+		var p problem
+		hint := "convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)"
+		switch r.Problem {
+		case "":
+			continue
+		case check.ProblemUnreadable:
+			p, hint = probUnreadable, "check its permissions"
+		case check.ProblemBinary:
+			p, hint = probBinary, "a prompt file must be text"
+		default:
+			p = probNotUTF8
+		}
+		fmt.Fprintf(e.stderr, "ctxtrim: %v\n", inputProblem(p, r.Path, r.Message, hint))
+		worst = worseExit(worst, p.exit())
+	}
+	if worst != exitOK {
+		return exitStatus(worst)
 	}
 	if n := rep.Over(); n > 0 {
 		return noFitError(fmt.Errorf("%d of %d prompt files over budget", n, len(rep.Results)))
@@ -228,9 +258,9 @@ func runCheckDiff(e *env, root string, o *checkOptions, cfg *config, c budget.Co
 	}
 	var instr string
 	if o.instructions != "" {
-		b, err := os.ReadFile(o.instructions)
+		b, err := readTextFlag("-instructions "+o.instructions, o.instructions)
 		if err != nil {
-			return fmt.Errorf("read instructions: %w", err)
+			return err
 		}
 		instr = string(b)
 	}

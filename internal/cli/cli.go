@@ -17,6 +17,7 @@
 //	ctxtrim models [MODEL]             list the model table
 //	ctxtrim fit [flags] < text         trim text to a budget
 //	ctxtrim proxy -upstream URL        fit every request of a running agent, in flight
+//	ctxtrim version                    print the version (also --version)
 //
 // Run "ctxtrim help COMMAND" or "ctxtrim COMMAND -h" for the flags of each
 // command.
@@ -30,6 +31,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/ctxtrim/ctxtrim/internal/editdist"
@@ -75,6 +77,7 @@ func commandTable() []command {
 		{"proxy", "serve an HTTP proxy that fits every request of an agent to its model", runProxy},
 		{"select", "select repository context for a task, within a token budget (the default)", runSelect},
 		{"split", "cut an oversized task into requests that each fit the budget", runSplit},
+		{"version", "print ctxtrim's version and VCS revision (also --version)", runVersion},
 	}
 }
 
@@ -108,6 +111,8 @@ func dispatch(e *env, args []string) error {
 	}
 	name := args[0]
 	switch {
+	case name == "--version" || name == "-version":
+		return runVersion(e, args[1:])
 	case name == "help" || name == "-h" || name == "-help" || name == "--help":
 		// Help that was asked for is the result: it goes to stdout.
 		if len(args) > 1 && name == "help" {
@@ -125,23 +130,63 @@ func dispatch(e *env, args []string) error {
 	if c, ok := lookup(name); ok {
 		return c.run(e, args[1:])
 	}
-	// A lone word that is nearly a command name is a typo, not a task.
-	if len(args) == 1 {
-		if near := nearestCommand(name); near != "" {
-			return usageError(fmt.Errorf("unknown command %q; did you mean %q? (a task is read from stdin, or given as several words)", name, near))
-		}
+	// A first word that is nearly a command name is a typo, not the start
+	// of a task: "ctxtrim spilt -budget 8000 big.log" must not send the
+	// task "spilt big.log" to the model. A task that does start with such a
+	// word can be quoted, given to select, or piped in.
+	if near := nearestCommand(name); near != "" {
+		return usageError(fmt.Errorf("unknown command %q; did you mean %q? (for a task starting with %q, quote it, run ctxtrim select %s …, or pipe it in)", name, near, name, name))
 	}
 	// Otherwise the words are the task of the default job.
 	return sel.run(e, args)
 }
 
-// nearestCommand returns the command name within edit distance 2 of word,
-// or "".
+// Typos. A word is a typo of a command name when it is within
+// maxTypoDistance edits of it (Levenshtein, case folded). For names shorter
+// than minFuzzyName letters (fit) that would take in most short words,
+// tasks' first words among them ("fix", "get", "set", "edit", "init"), so
+// a typo of those must also be made of the name's letters ("fti", "fitt").
+const (
+	maxTypoDistance = 2
+	minFuzzyName    = 5
+)
+
+// nearestCommand returns the command name word is a typo of, or "".
+// Words with spaces (a quoted task) are never typos.
 func nearestCommand(word string) string {
-	if near := editdist.Closest(word, commandNames(), 1, 2); len(near) > 0 {
+	if strings.ContainsAny(word, " \t\n") || word == "" {
+		return ""
+	}
+	word = strings.ToLower(word)
+	var long, short []string
+	for _, n := range commandNames() {
+		if len(n) >= minFuzzyName {
+			long = append(long, n)
+		} else if sameLetters(word, n) {
+			short = append(short, n)
+		}
+	}
+	if near := editdist.Closest(word, append(long, short...), 1, maxTypoDistance); len(near) > 0 {
 		return near[0]
 	}
 	return ""
+}
+
+// sameLetters reports whether a and b use the same set of letters.
+func sameLetters(a, b string) bool {
+	set := func(s string) string {
+		var seen [256]bool
+		var out []byte
+		for i := 0; i < len(s); i++ {
+			if !seen[s[i]] {
+				seen[s[i]] = true
+				out = append(out, s[i])
+			}
+		}
+		slices.Sort(out)
+		return string(out)
+	}
+	return set(a) == set(b)
 }
 
 // commandNames returns the command names, sorted.

@@ -242,3 +242,22 @@ func FuzzKeyPos(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadConfig: readConfig never panics on any file, and its every
+// error names the file (so the user knows which one to fix).
+func FuzzReadConfig(f *testing.F) {
+	f.Add("model = \"gpt-4o\"\nreserve = 100\n[check]\nproject_doc_max_bytes = 1\n[[check.files]]\nglob = \"x\"\nmax_tokens = 3\n")
+	f.Add("[models.\"my\"]\nfamily = \"llama\"\nwindow = 100\nmax_output = 10\n[families.claude]\nfactor = 1.5\n")
+	f.Add("reserve = -1\n")
+	f.Add("[check]\nreview_budgt = 1\n")
+	f.Add("model = 3\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		p := filepath.Join(t.TempDir(), "config.toml")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readConfig(p); err != nil && !strings.Contains(err.Error(), p) {
+			t.Fatalf("error %q does not name the file", err)
+		}
+	})
+}

@@ -3,11 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"unicode/utf8"
 
@@ -15,10 +13,14 @@ import (
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
-// Streaming limits of count. Memory stays below maxPending + one read.
+// Streaming limits of count. Memory stays below maxPending + one read,
+// plus what counting a piece of that size takes: tens of bytes per byte
+// for a piece the tokenizer cannot cut, which the cap and forcedPiece
+// bound (a text of one 50 MB line counts in under 40 MiB of RSS).
 const (
 	countChunk   = 1 << 20  // count in pieces of about 1 MiB
-	maxPending   = 64 << 20 // a piece with no safe split point is split anyway at 64 MiB
+	maxPending   = 1 << 20  // a run with no safe split point this long is cut anyway …
+	forcedPiece  = 64 << 10 // … into pieces of this size, whose merges stay small
 	readBufBytes = 256 << 10
 	firstRead    = 16 << 10 // the first read; later ones double up to readBufBytes
 )
@@ -42,7 +44,7 @@ func runCount(e *env, args []string) error {
 	names, err := parseFlags(e, fs, args, "ctxtrim count [-model M | -encoding E] [-json] [-chat] [FILE...]",
 		"Counts tokens per file and in total, like wc; reads stdin when no FILE is given or FILE is -.\n"+
 			"With -model, counts with the model's tokenizer (an estimate for non-OpenAI models, noted on stderr).\n"+
-			fmt.Sprintf("Exit status: 0 ok, %d a FILE could not be read, %d usage, %d binary or not UTF-8 input;\n", exitError, exitUsage, exitBadInput)+
+			fmt.Sprintf("Exit status: 0 ok, %d a FILE could not be read, %d usage or no such FILE, %d binary or not UTF-8 input;\n", exitError, exitUsage, exitBadInput)+
 			"the other files are still counted.")
 	if err != nil {
 		return err
@@ -51,6 +53,7 @@ func runCount(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	bf.warn(e)
 
 	if len(names) == 0 {
 		names = []string{"-"}
@@ -62,13 +65,13 @@ func runCount(e *env, args []string) error {
 	for _, name := range names {
 		r := countOne(e, p, name, *chat)
 		if r.Error != "" {
-			fmt.Fprintf(e.stderr, "ctxtrim: %s: %s\n", displayName(name), r.Error)
+			fmt.Fprintf(e.stderr, "ctxtrim: %s\n", r.Error)
 			code = worseExit(code, r.errCode)
 		} else {
 			total += r.Tokens
 			totalBytes += r.Bytes
 			if r.Approx {
-				fmt.Fprintf(e.stderr, "ctxtrim: %s: a run of over %d MiB without a line break was split; its count may be off by a few tokens\n", displayName(name), maxPending>>20)
+				fmt.Fprintf(e.stderr, "ctxtrim: %s: a run of over %d MiB that the tokenizer cannot cut (one letter or digit repeated) was counted in pieces of %d KiB; its count may be off by a few tokens\n", displayName(name), maxPending>>20, forcedPiece>>10)
 			}
 		}
 		results = append(results, r)
@@ -132,7 +135,8 @@ func displayName(name string) string {
 }
 
 // worseExit keeps the more serious of two exit codes: runtime errors beat
-// bad input, which beats success.
+// usage errors (a path that does not exist), which beat bad input, which
+// beats success.
 func worseExit(a, b int) int {
 	rank := func(c int) int {
 		switch c {
@@ -140,8 +144,10 @@ func worseExit(a, b int) int {
 			return 0
 		case exitBadInput:
 			return 1
+		case exitUsage:
+			return 2
 		}
-		return 2
+		return 3
 	}
 	if rank(b) > rank(a) {
 		return b
@@ -150,41 +156,30 @@ func worseExit(a, b int) int {
 }
 
 // countOne counts one file ("-" for stdin). Problems with the file are
-// reported in the result, not returned: one bad file does not stop the run.
+// reported in the result (Error holds the one-line message, naming the
+// file), not returned: one bad file does not stop the run.
 func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 	r := countResult{Name: name}
-	var in io.Reader
-	if name == "-" {
-		in = e.stdin
-		if stdinIsTerminal(e) {
-			fmt.Fprintln(e.stderr, "ctxtrim: reading from the terminal; end with Ctrl-D")
-		}
-	} else {
-		f, err := os.Open(name)
-		if err != nil {
-			r.Error, r.errCode = err.Error(), exitError
-			if errors.Is(err, os.ErrNotExist) {
-				r.Error = "no such file"
-			}
-			return r
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			r.Error, r.errCode = "is a directory", exitBadInput
-			return r
-		}
-		in = f
+	fail := func(err error) countResult {
+		r.Error, r.errCode, r.Tokens, r.Bytes = err.Error(), exitCode(err), 0, 0
+		return r
 	}
+	in, where, done, err := openInput(e, name, "the text", "count the files in it: ctxtrim count DIR/*")
+	if err != nil {
+		return fail(err)
+	}
+	defer done()
 	if chat {
-		data, err := io.ReadAll(in)
+		data, err := readAll(in, where)
 		if err != nil {
-			r.Error, r.errCode = err.Error(), exitError
-			return r
+			return fail(err)
+		}
+		if err := checkText(where, data, textRules{nonEmpty: true, what: chatRequestWhat}); err != nil {
+			return fail(err)
 		}
 		msgs, tools, err := budget.ParseChatRequest(data)
 		if err != nil {
-			r.Error, r.errCode = err.Error(), exitBadInput
-			return r
+			return fail(&inputError{problem: probMalformed, where: where, detail: err.Error(), hint: "pass " + chatRequestWhat, err: err})
 		}
 		r.Bytes = int64(len(data))
 		// budget's one accounting of a Chat request, which scales an
@@ -194,37 +189,27 @@ func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 	}
 	var size int64
 	var approx bool
-	var err error
 	// Counted exactly piece by piece, the total scaled once.
 	r.Tokens = budget.Total(p.counter, func(exact budget.Counter) (n int) {
-		n, size, approx, err = countStream(exact, in)
+		n, size, approx, err = countStream(exact, in, where)
 		return n
 	})
 	r.Bytes, r.Approx = size, approx
 	if err != nil {
-		var bad *unreadableError
-		if errors.As(err, &bad) {
-			r.Error, r.errCode = err.Error(), exitBadInput
-		} else {
-			r.Error, r.errCode = err.Error(), exitError
-		}
-		r.Tokens = 0
-		return r
+		return fail(err)
 	}
 	return r
 }
 
-// unreadableError is input that cannot be counted: binary or not UTF-8.
-type unreadableError struct{ msg string }
-
-func (b *unreadableError) Error() string { return b.msg }
+// chatRequestWhat is what count -chat reads, for hints.
+const chatRequestWhat = `an OpenAI Chat Completions request body ({"messages": [...]}) or a JSON array of messages`
 
 // countStream counts r exactly in bounded memory: it reads pieces of about
 // countChunk bytes and counts each up to a split point where the tokenizer
 // itself splits (see safeSplit), so the sum equals the count of the whole.
 // It rejects binary input (a NUL byte in the first 8000 bytes) and invalid
-// UTF-8.
-func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx bool, err error) {
+// UTF-8 as the input problems of checkText, naming the input where.
+func countStream(c budget.Counter, r io.Reader, where string) (tokens int, size int64, approx bool, err error) {
 	// Reads go straight into buf, whose room grows from firstRead to
 	// readBufBytes: a short input costs a small buffer, not the 2 MiB of
 	// zeroed pages a full chunk would (a third of a millisecond of page
@@ -242,34 +227,54 @@ func countStream(c budget.Counter, r io.Reader) (tokens int, size int64, approx 
 		if rerr == io.EOF {
 			eof = true
 		} else if rerr != nil {
-			return 0, size, approx, rerr
+			return 0, size, approx, openError(where, rerr, "")
 		}
 		if !sniffed && (len(buf) >= index.BinarySniffBytes || eof) {
 			sniffed = true
 			if i := index.BinaryAt(buf); i >= 0 {
-				return 0, size, approx, &unreadableError{fmt.Sprintf("binary input (NUL byte at offset %d), not counted", offset+int64(i))}
+				return 0, size, approx, inputProblem(probBinary, where, fmt.Sprintf("binary input (NUL byte at offset %d), not counted", offset+int64(i)), "pass text")
 			}
 		}
 		if !eof && len(buf) < countChunk {
 			continue
 		}
-		cut := len(buf)
-		if !eof {
+		// forced: the piece has no point where the tokenizer splits, and
+		// is over maxPending: it is counted in forcedPiece pieces.
+		cut, forced := len(buf), false
+		switch {
+		case eof:
+			forced = len(buf) > maxPending && budget.LastSafeSplit(buf) == 0
+		default:
 			cut = budget.LastSafeSplit(buf)
 			if cut == 0 {
 				if len(buf) < maxPending {
 					continue // keep reading until a safe point or the cap
 				}
-				cut = lastRuneStart(buf)
-				approx = true
+				cut, forced = lastRuneStart(buf), true
 			}
 		}
 		piece := buf[:cut]
 		if !utf8.Valid(piece) {
 			i := invalidAt(piece)
-			return 0, size, approx, &unreadableError{fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", offset+int64(i))}
+			return 0, size, approx, inputProblem(probNotUTF8, where, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", offset+int64(i)),
+				"convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)")
 		}
-		tokens += c.Count(string(piece))
+		if forced {
+			// One letter repeated, a run of digits: byte-pair merging a
+			// piece costs tens of bytes per byte, so such a run is
+			// counted in small pieces, and the count is approximate.
+			approx = true
+			for len(piece) > 0 {
+				k := len(piece)
+				if k > forcedPiece {
+					k = lastRuneStart(piece[:forcedPiece+1])
+				}
+				tokens += c.Count(string(piece[:k]))
+				piece = piece[k:]
+			}
+		} else {
+			tokens += c.Count(string(piece))
+		}
 		offset += int64(cut)
 		buf = append(buf[:0], buf[cut:]...)
 	}
@@ -286,16 +291,4 @@ func lastRuneStart(b []byte) int {
 		return len(b)
 	}
 	return i
-}
-
-// invalidAt returns the offset of the first invalid UTF-8 byte in b.
-func invalidAt(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
 }

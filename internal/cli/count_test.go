@@ -106,15 +106,15 @@ func TestCountCLI(t *testing.T) {
 		{"empty stdin", "", []string{"count"}, "0\n", "", exitOK, false},
 		{"files and total", "hello world\n", []string{"count", "a.txt", "-"}, "       3 a.txt\n       3 (stdin)\n       6 total\n", "", exitOK, false},
 		{"claude estimate", "hello world\n", []string{"count", "-model", "claude-sonnet-4-5"}, "5\n", "estimate: claude counts are o200k_base × 1.35", exitOK, true},
-		{"missing file continues", "", []string{"count", "nope.txt", "a.txt"}, "       3 a.txt\n       3 total\n", "nope.txt: no such file", exitError, true},
+		{"missing file continues", "", []string{"count", "nope.txt", "a.txt"}, "       3 a.txt\n       3 total\n", "nope.txt: no such file or directory; check the path", exitUsage, true},
 		{"binary file", "", []string{"count", "bin", "a.txt"}, "       3 a.txt\n       3 total\n", "bin: binary input (NUL byte at offset 1)", exitBadInput, true},
 		{"invalid utf8", "", []string{"count", "bad.txt"}, "", "bad.txt: not valid UTF-8 (first bad byte at offset 2)", exitBadInput, true},
-		{"directory", "", []string{"count", "dir"}, "", "dir: is a directory", exitBadInput, true},
+		{"directory", "", []string{"count", "dir"}, "", "dir: is a directory", exitUsage, true},
 		{"unknown model", "x", []string{"count", "-model", "gpt-9"}, "", `unknown model "gpt-9"`, exitUsage, true},
 		{"unknown encoding", "x", []string{"count", "-encoding", "p50k"}, "", `unknown encoding "p50k"`, exitUsage, true},
 		{"chat request", `{"messages":[{"role":"user","content":"hello world"}]}`, []string{"count", "-chat"}, "9\n", "", exitOK, false},
 		{"flag after a FILE", "", []string{"count", "a.txt", "-encoding", "cl100k_base"}, "       3 a.txt\n", "", exitOK, false},
-		{"-- ends the flags", "", []string{"count", "--", "-json"}, "", "-json: no such file", exitError, true},
+		{"-- ends the flags", "", []string{"count", "--", "-json"}, "", "-json: no such file or directory", exitUsage, true},
 		{"unknown flag", "", []string{"count", "a.txt", "-budget", "5"}, "", "ctxtrim: count: flag provided but not defined: -budget (see ctxtrim count -h)\n", exitUsage, true},
 	}
 	for _, tc := range tests {
@@ -138,8 +138,11 @@ func TestCountCLI(t *testing.T) {
 }
 
 // TestCountStreamExact checks that counting in pieces equals counting the
-// whole, on inputs larger than a piece, including an input with no safe
-// split point for longer than a piece.
+// whole, on inputs larger than a piece: several lines, one line of words or
+// of Chinese longer than three pieces (cut inside the line, where the
+// tokenizer itself splits, so that memory stays bounded: before, a 50 MB
+// line was held and counted whole, in 1.8 GB), and a run with no split
+// point at all just under the cap.
 func TestCountStreamExact(t *testing.T) {
 	c, err := budget.NewEncodingCounter(budget.O200kBase)
 	if err != nil {
@@ -151,29 +154,72 @@ func TestCountStreamExact(t *testing.T) {
 	for b.Len() < 3*countChunk {
 		b.WriteString(words[rng.Intn(len(words))])
 	}
-	long := strings.Repeat("x/", countChunk) // one line, no split point for 2 MiB
+	unsplittable := strings.Repeat("x", maxPending-firstRead) // no split point, under the cap
+	var line, zh strings.Builder
+	for line.Len() < 3*countChunk {
+		line.WriteString(words[rng.Intn(len(words))%2] + " " + strings.Repeat("ab", rng.Intn(5)))
+	}
+	for zh.Len() < 3*countChunk {
+		zh.WriteString("中文字句子" + strings.Repeat("，测试", rng.Intn(3)) + "。")
+	}
 	readers := map[string]func(string) io.Reader{
 		"whole reads": func(s string) io.Reader { return strings.NewReader(s) },
 		"half reads":  func(s string) io.Reader { return iotest.HalfReader(strings.NewReader(s)) },
 	}
-	texts := map[string]string{"random": b.String(), "long line": long + "\n" + b.String(), "short": "hello, world\n"}
+	texts := map[string]string{"random": b.String(), "unsplittable run": unsplittable + "\n" + b.String(), "short": "hello, world\n",
+		"one line of words": line.String(), "one line of Chinese": zh.String()}
 	for name, text := range texts {
 		for rname, reader := range readers {
 			t.Run(name+"/"+rname, func(t *testing.T) {
-				got, size, approx, err := countStream(c, reader(text))
+				rec := &pieceRecorder{c: c}
+				got, size, approx, err := countStream(rec, reader(text), "-")
 				if err != nil {
 					t.Fatal(err)
 				}
 				if want := c.Count(text); got != want || size != int64(len(text)) || approx {
 					t.Errorf("countStream = %d tokens, %d bytes, approx %v; want %d, %d, false", got, size, approx, want, len(text))
 				}
+				if limit := maxPending + readBufBytes; rec.longest > limit {
+					t.Errorf("counted a piece of %d bytes at once; memory is bounded only if pieces stay under %d", rec.longest, limit)
+				}
 			})
 		}
 	}
 	// One byte at a time, through the buffer's growth and a chunk.
 	text := b.String()[:countChunk+firstRead]
-	if got, _, _, err := countStream(c, iotest.OneByteReader(strings.NewReader(text))); err != nil || got != c.Count(text) {
+	if got, _, _, err := countStream(c, iotest.OneByteReader(strings.NewReader(text)), "-"); err != nil || got != c.Count(text) {
 		t.Errorf("countStream one byte at a time = %d, %v; want %d", got, err, c.Count(text))
+	}
+}
+
+// pieceRecorder is a Counter that records the longest text it counted.
+type pieceRecorder struct {
+	c       budget.Counter
+	longest int
+}
+
+func (r *pieceRecorder) Count(s string) int {
+	r.longest = max(r.longest, len(s))
+	return r.c.Count(s)
+}
+
+// TestCountStreamForced: a run with no point where the tokenizer splits,
+// longer than the cap, is counted in forced pieces (bounded memory), says
+// it is approximate, and is off by at most a token per forced cut.
+func TestCountStreamForced(t *testing.T) {
+	c, err := budget.NewEncodingCounter(budget.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("a", maxPending+maxPending/2)
+	got, _, approx, err := countStream(c, strings.NewReader(text), "-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := c.Count(text)
+	cuts := len(text)/forcedPiece + 1
+	if !approx || got < want-cuts || got > want+cuts {
+		t.Errorf("countStream = %d, approx %v; want %d ± %d, approx true", got, approx, want, cuts)
 	}
 }
 
@@ -206,7 +252,7 @@ func BenchmarkCountStream(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, _, err := countStream(c, strings.NewReader(text)); err != nil {
+		if _, _, _, err := countStream(c, strings.NewReader(text), "-"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -55,6 +55,7 @@ func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)
 func exitCode(err error) int {
 	var status exitStatus
 	var kind *kindError
+	var input *inputError
 	switch {
 	case err == nil:
 		return exitOK
@@ -64,6 +65,10 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &status):
 		return int(status)
+	case errors.As(err, &input):
+		// The table of input problems (input.go) decides, even when a
+		// command marked the error as a usage error.
+		return input.problem.exit()
 	case errors.As(err, &kind):
 		return kind.code
 	case errors.Is(err, budget.ErrNoFit), errors.Is(err, budget.ErrBudgetTooSmall), errors.Is(err, history.ErrNoFit),

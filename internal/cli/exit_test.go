@@ -68,7 +68,7 @@ func TestCommandTable(t *testing.T) {
 			t.Errorf("command table not sorted or duplicate: %q before %q", names[i-1], names[i])
 		}
 	}
-	if len(names) != 10 {
-		t.Errorf("%d commands, want 10: %q", len(names), names)
+	if len(names) != 11 {
+		t.Errorf("%d commands, want 11: %q", len(names), names)
 	}
 }

@@ -5,10 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
-	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // maxFitInput bounds what fit reads: it must hold the whole text to keep
@@ -39,31 +37,33 @@ func runFit(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	bf.warn(e)
 
-	if stdinIsTerminal(e) {
-		fmt.Fprintln(e.stderr, "ctxtrim: reading the text from the terminal; end it with Ctrl-D")
-	}
-	data, err := io.ReadAll(io.LimitReader(e.stdin, maxFitInput+1))
+	in, where, done, err := openInput(e, "-", "the text", "")
 	if err != nil {
-		return fmt.Errorf("read stdin: %w", err)
+		return err
+	}
+	defer done()
+	data, err := readText(in, where, maxFitInput)
+	if err != nil {
+		return err
 	}
 	switch {
 	case len(data) > maxFitInput:
-		return badInputError(fmt.Errorf("stdin is larger than %d MiB; fit holds its input in memory", maxFitInput>>20))
+		return inputProblem(probTooLarge, where, fmt.Sprintf("larger than %d MiB", maxFitInput>>20),
+			"fit holds its input in memory; cut it first (head -c, or ctxtrim split)")
 	case len(data) == 0:
 		// Nothing fits any budget: a filter passes empty input through
 		// (git diff | ctxtrim fit | … must not fail on a clean tree).
 		return nil
 	}
-	if i := index.BinaryAt(data); i >= 0 {
-		return badInputError(fmt.Errorf("stdin looks binary (NUL byte at offset %d)", i))
+	if err := checkText(where, data, textRules{}); err != nil {
+		return err
 	}
-	if !utf8.Valid(data) {
-		return badInputError(fmt.Errorf("stdin is not valid UTF-8 (first bad byte at offset %d)", invalidAt(data)))
-	}
+	defer capMemoryFor(len(data))()
 
 	opts.Budget = limit
-	r, err := budget.Fit(string(data), c, &opts)
+	r, err := budget.Fit(data, c, &opts)
 	if errors.Is(err, budget.ErrBudgetTooSmall) {
 		return noFitError(err)
 	}

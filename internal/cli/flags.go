@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 
@@ -65,6 +64,18 @@ type budgetFlags struct {
 	// resolvedModel is the model named by -model, else by the
 	// configuration, as written; set by resolve and counter.
 	resolvedModel string
+	// warnings are problems resolve worked around (an unknown model in a
+	// configuration file that the command does not need); the command
+	// prints them with warn before its work.
+	warnings []string
+}
+
+// warn prints the warnings of resolve on stderr, once.
+func (b *budgetFlags) warn(e *env) {
+	for _, w := range b.warnings {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", w)
+	}
+	b.warnings = nil
 }
 
 // modelName returns the model the command works for: -model, else the
@@ -144,11 +155,14 @@ func (b *budgetFlags) validate() error {
 	if err := b.validateFor(); err != nil {
 		return err
 	}
+	if b.window.set && b.window.v == 0 {
+		return errors.New("-window 0: a context window must be positive; pass the model's window in tokens")
+	}
 	if !b.budget.set {
 		return nil
 	}
 	if b.budget.v == 0 {
-		return errors.New("-budget must be positive")
+		return errors.New("-budget 0: the budget must be positive; pass the input budget in tokens")
 	}
 	for _, f := range []struct {
 		name string
@@ -185,9 +199,9 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	if b.fromError != "" {
 		text := b.fromError
 		if name, ok := strings.CutPrefix(text, "@"); ok {
-			data, err := os.ReadFile(name)
+			data, err := readFileFlag("-from-error "+text, name)
 			if err != nil {
-				return nil, fmt.Errorf("-from-error: %w", err)
+				return nil, err
 			}
 			text = string(data)
 		}
@@ -206,20 +220,35 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		name = strings.TrimSpace(cfg.Model)
 	}
 	b.resolvedModel = name
+	fromConfig := strings.TrimSpace(b.model) == "" && cfg.modelFile != ""
+	// The window comes from elsewhere than the model.
+	windowGiven := b.window.set || b.budget.set || ov.Window > 0 || !needLimit
 	known := false
 	if name != "" {
 		m, err := table.Lookup(name)
 		switch {
 		case err == nil:
 			p.model, known = m, true
-		case b.encoding != "" && (b.window.set || b.budget.set || ov.Window > 0 || !needLimit):
+		case b.encoding != "" && windowGiven:
 			// An unnamed model described by flags: the name is a label.
 			p.model = budget.Model{Name: name}
-		case strings.TrimSpace(b.model) == "" && cfg.modelFile != "":
+		case fromConfig && windowGiven:
+			// The configuration's default model is not needed for the
+			// window: a typo there must not break counting, or a command
+			// given its budget. Say so, and count with the default.
+			b.warnings = append(b.warnings, fmt.Sprintf("%s: model: %v; counting with %s — fix the model there, or pass -model M or -encoding E",
+				cfg.modelFile, err, budget.O200kBase))
+			b.resolvedModel = ""
+		case fromConfig:
 			return nil, fmt.Errorf("%s: model: %w%s", cfg.modelFile, err, unknownModelHint)
 		default:
 			return nil, fmt.Errorf("%w%s", err, unknownModelHint)
 		}
+	}
+	if b.window.set && !known && b.encoding == "" {
+		// A window without a model is a model the table lacks: its
+		// tokenizer must be named too, or the count is a guess.
+		return nil, fmt.Errorf("-window %d needs -encoding E (o200k_base, cl100k_base), the tokenizer of the model whose window it is; or pass -model M", b.window.v)
 	}
 
 	// The counter: -encoding counts exactly; else the model's; else o200k.

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -61,11 +62,11 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 		{"models empty name", []string{"models", ""}, exitUsage, "", "models: empty MODEL name"},
 		{"models two names", []string{"models", "gpt-4o", "o3"}, exitUsage, "", "at most one MODEL"},
 		{"check FILE -json", []string{"check", "AGENTS.md", "-json"}, exitOK, `"path": "AGENTS.md"`, ""},
-		{"check a missing FILE", []string{"check", "AGENTS.md", "nope.md"}, exitError, "", "ctxtrim: check: nope.md: no such file\n"},
+		{"check a missing FILE", []string{"check", "AGENTS.md", "nope.md"}, exitUsage, "", "ctxtrim: nope.md: no such file or directory; check the path\n"},
 		{"check absurd budget", []string{"check", "-staged-diff", "-budget", "999999999999"}, exitUsage, "", "absurd"},
 		{"history FILE then flags", []string{"history", "a.json", "-budget", "100"}, exitOK, `"content":"hi"`, ""},
-		{"history errors name the file", []string{"history", "AGENTS.md", "-budget", "100"}, exitBadInput, "", "ctxtrim: AGENTS.md: bad input"},
-		{"history on a directory", []string{"history", ".", "-budget", "100"}, exitBadInput, "", ".: is a directory"},
+		{"history errors name the file", []string{"history", "AGENTS.md", "-budget", "100"}, exitBadInput, "", "ctxtrim: AGENTS.md: line 1, column 1: invalid character"},
+		{"history on a directory", []string{"history", ".", "-budget", "100"}, exitUsage, "", ".: is a directory"},
 		{"check -staged-diff outside a repository", []string{"check", "-staged-diff", "-C", "/"}, exitError, "", "is not inside a git repository"},
 		{"history budget with margin", []string{"history", "-budget", "100", "-margin", "0", "/nonexistent"}, exitUsage, "", "-margin applies only"},
 	}
@@ -79,22 +80,42 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 	}
 }
 
-// TestConfigModelErrorNamesTheFile: an unknown model set in .ctxtrim.toml
-// is reported with the file that set it.
+// TestConfigModelErrorNamesTheFile: an unknown model set in a
+// configuration file is reported with the file that set it; it fails only
+// the commands that need the model for their window. Before, a bad model
+// in the user config broke "ctxtrim count README.md".
 func TestConfigModelErrorNamesTheFile(t *testing.T) {
-	writeConfigs(t, "", `model = "gpt-9"`)
-	_, stderr, code := runBuf(t, "hello\n", "count")
-	if code != exitUsage || !strings.Contains(stderr, ".ctxtrim.toml: model: unknown model \"gpt-9\"") {
-		t.Errorf("exit %d, stderr %q", code, stderr)
-	}
-	_, stderr, code = runBuf(t, "hello\n", "count", "-model", "gpt-8")
-	if code != exitUsage || strings.Contains(stderr, ".ctxtrim.toml: model:") {
-		t.Errorf("-model's error blames the config: exit %d, stderr %q", code, stderr)
+	for _, where := range []string{"user", "repo"} {
+		t.Run(where, func(t *testing.T) {
+			file := "config.toml"
+			if where == "user" {
+				writeConfigs(t, `model = "gpt-9"`, "")
+			} else {
+				writeConfigs(t, "", `model = "gpt-9"`)
+				file = repoConfigName
+			}
+			stdout, stderr, code := runBuf(t, "hello\n", "count")
+			if code != exitOK || stdout != "2\n" || !strings.Contains(stderr, file+`: model: unknown model "gpt-9"`) || !strings.Contains(stderr, "counting with o200k_base") {
+				t.Errorf("count: exit %d, stdout %q, stderr %q; want 0, a count, a note naming %s", code, stdout, stderr, file)
+			}
+			if _, stderr, code := runBuf(t, "hello\n", "fit", "-budget", "100"); code != exitOK || !strings.Contains(stderr, file+": model:") {
+				t.Errorf("fit -budget: exit %d, stderr %q; want 0 and the note", code, stderr)
+			}
+			if _, stderr, code := runBuf(t, "hello\n", "fit"); code != exitUsage || !strings.Contains(stderr, file+`: model: unknown model "gpt-9"`) {
+				t.Errorf("fit without a budget: exit %d, stderr %q; want %d naming %s", code, stderr, exitUsage, file)
+			}
+			_, stderr, code = runBuf(t, "hello\n", "count", "-model", "gpt-8")
+			if code != exitUsage || strings.Contains(stderr, file+": model:") {
+				t.Errorf("-model's error blames the config: exit %d, stderr %q", code, stderr)
+			}
+		})
 	}
 }
 
-// TestTopLevelHelpAndTypos: help that was asked for goes to stdout; a lone
-// word close to a command name is a typo, not a task.
+// TestTopLevelHelpAndTypos: help that was asked for goes to stdout; a
+// first word close to a command name is a typo, not a task. Before,
+// "ctxtrim spilt -budget 8000 big.log" and "ctxtrim version" ran as tasks
+// and exited 0 with a prompt.
 func TestTopLevelHelpAndTypos(t *testing.T) {
 	isolateConfig(t)
 	tests := []struct {
@@ -109,6 +130,13 @@ func TestTopLevelHelpAndTypos(t *testing.T) {
 		{"help command", []string{"help", "split"}, exitOK, "usage: ctxtrim split", ""},
 		{"help unknown", []string{"help", "nosuch"}, exitUsage, "", `help: unknown command "nosuch"`},
 		{"typo", []string{"histroy"}, exitUsage, "", `did you mean "history"?`},
+		{"typo with flags and a file", []string{"spilt", "-budget", "8000", "big.log"}, exitUsage, "", `unknown command "spilt"; did you mean "split"? (for a task starting with "spilt", quote it, run ctxtrim select spilt …, or pipe it in)`},
+		{"typo in capitals", []string{"COUNT", "README.md"}, exitUsage, "", `did you mean "count"?`},
+		{"typo of fit", []string{"fti", "-budget", "10"}, exitUsage, "", `did you mean "fit"?`},
+		{"typo of version", []string{"verison"}, exitUsage, "", `did you mean "version"?`},
+		{"version", []string{"version"}, exitOK, "ctxtrim ", ""},
+		{"--version", []string{"--version"}, exitOK, "ctxtrim ", ""},
+		{"version takes no arguments", []string{"version", "bump"}, exitUsage, "", `version takes no arguments`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -123,5 +151,51 @@ func TestTopLevelHelpAndTypos(t *testing.T) {
 				t.Errorf("stderr %q lacks %q", stderr, tc.wantStderr)
 			}
 		})
+	}
+}
+
+// TestTyposAreNotTasks: which first words are typos of a command, and
+// which start a task. Short English words that start tasks ("fix", "get",
+// "find", "edit") are within two edits of "fit" but are not made of its
+// letters.
+func TestTyposAreNotTasks(t *testing.T) {
+	tests := []struct{ word, want string }{
+		{"spilt", "split"}, {"splt", "split"}, {"chekc", "check"}, {"conut", "count"},
+		{"idnex", "index"}, {"selcet", "select"}, {"modles", "models"}, {"hisotry", "history"},
+		{"fti", "fit"}, {"fitt", "fit"}, {"versoin", "version"},
+		{"fix", ""}, {"get", ""}, {"set", ""}, {"find", ""}, {"edit", ""}, {"init", ""}, {"it", ""},
+		{"add", ""}, {"why", ""}, {"retry", ""}, {"refactor", ""}, {"the", ""},
+		{"fix the retry bug", ""}, // one quoted argument: a task
+	}
+	for _, tc := range tests {
+		if got := nearestCommand(tc.word); got != tc.want {
+			t.Errorf("nearestCommand(%q) = %q, want %q", tc.word, got, tc.want)
+		}
+	}
+}
+
+// TestVersionLine renders the build info: the module version, the VCS
+// revision, time and modified flag git stamps, and the Go version.
+func TestVersionLine(t *testing.T) {
+	tests := []struct {
+		name string
+		info *debug.BuildInfo
+		want string
+	}{
+		{"go install of a tag", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.0"}},
+			"ctxtrim v1.2.0 (go1.26.8)"},
+		{"go build in a checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"},
+			{Key: "vcs.time", Value: "2025-06-01T10:00:00Z"}, {Key: "vcs.modified", Value: "true"}}},
+			"ctxtrim (devel) (revision 0123456789abcdef0123456789abcdef01234567, 2025-06-01T10:00:00Z, modified; go1.26.8)"},
+		{"clean checkout", &debug.BuildInfo{GoVersion: "go1.26.8", Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "false"}}},
+			"ctxtrim (devel) (revision abc; go1.26.8)"},
+		{"no build info", nil, "ctxtrim (unknown version: built without module support)"},
+	}
+	for _, tc := range tests {
+		if got := versionLine(tc.info); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

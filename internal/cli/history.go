@@ -6,7 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 
 	"github.com/ctxtrim/ctxtrim/history"
 )
@@ -58,32 +58,33 @@ func runHistory(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	bf.warn(e)
 	if note != "" {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}
 
-	in, name := e.stdin, "(stdin)"
-	if len(files) == 1 && files[0] != "-" {
+	name := ""
+	if len(files) == 1 {
 		name = files[0]
-		file, err := os.Open(name)
-		if err != nil {
-			return err // the error names the file
-		}
-		defer file.Close()
-		if st, err := file.Stat(); err == nil && st.IsDir() {
-			return badInputError(fmt.Errorf("%s: is a directory", name))
-		}
-		in = file
 	}
-	if in == e.stdin && stdinIsTerminal(e) {
-		fmt.Fprintln(e.stderr, "ctxtrim: reading the conversation from the terminal; end it with Ctrl-D")
+	in, where, closeIn, err := openInput(e, name, "the conversation", "name the conversation file")
+	if err != nil {
+		return err
 	}
-	conv, err := history.ParseFormat(in, f)
+	defer closeIn()
+	data, err := readAll(in, where)
+	if err != nil {
+		return err
+	}
+	if err := checkText(where, data, textRules{nonEmpty: true, what: conversationWhat}); err != nil {
+		return err
+	}
+	conv, err := history.ParseBytes(data, f)
 	if err != nil {
 		if errors.Is(err, history.ErrBadInput) {
-			return badInputError(fmt.Errorf("%s: %w", name, err))
+			return historyInputError(where, err)
 		}
-		return fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", where, err)
 	}
 
 	opts := &history.Options{Budget: limit, KeepLast: *keepLast, MaskAfter: *maskAfter, MaxItem: *maxItem}
@@ -119,6 +120,22 @@ func runHistory(e *env, args []string) error {
 		return err
 	}
 	return done
+}
+
+// conversationWhat is what history reads, for hints.
+const conversationWhat = "a conversation: a Chat, Responses or Anthropic request body, a Codex rollout (JSONL) or a JSON array of messages"
+
+// historyInputError is the input problem of a history.ErrBadInput error:
+// a body of another format than -format names (history.FormatError), or
+// one that is malformed.
+func historyInputError(where string, err error) error {
+	detail := strings.TrimPrefix(err.Error(), history.ErrBadInput.Error()+": ")
+	var fe *history.FormatError
+	if errors.As(err, &fe) {
+		return &inputError{problem: probWrongFormat, where: where, detail: detail,
+			hint: fmt.Sprintf("drop -format to detect it, or pass -format %s", fe.Found), err: err}
+	}
+	return &inputError{problem: probMalformed, where: where, detail: detail, hint: "pass " + conversationWhat, err: err}
 }
 
 func reportPrune(w io.Writer, conv *history.Conversation, res *history.Result, dry bool) {

@@ -83,6 +83,9 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 		return usageError(fmt.Errorf("index: unexpected argument %q (use -C DIR)", pos[0]))
 	}
 
+	if err := checkDir("-C", *repo); err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	opts := &index.Options{Dir: *repo, All: *all, NoCache: *noCache, MaxFileSize: *maxSize, Parallelism: *jobs}

@@ -81,7 +81,7 @@ func TestIndexCommand(t *testing.T) {
 	}{
 		{"extra argument", []string{"index", dir}, exitUsage},
 		{"unknown flag", []string{"index", "-nope"}, exitUsage},
-		{"missing directory", []string{"index", "-repo", filepath.Join(dir, "nope")}, exitError},
+		{"missing directory", []string{"index", "-repo", filepath.Join(dir, "nope")}, exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

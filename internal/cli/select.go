@@ -78,26 +78,32 @@ func runSelect(e *env, args []string) error {
 	default:
 		return usageError(fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", *format))
 	}
+	if err := checkDir("-C", *repo); err != nil {
+		return err
+	}
+	dir, err := filepath.Abs(*repo)
+	if err != nil {
+		return usageError(fmt.Errorf("-C %s: %w", *repo, err))
+	}
 	task := strings.Join(words, " ")
 	if task == "" || task == "-" {
 		if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return usageError(errors.New("no task: pass it as arguments or on stdin (ctxtrim -h for help)"))
 		}
-		b, err := io.ReadAll(e.stdin)
+		b, err := readAll(e.stdin, stdinName)
 		if err != nil {
-			return fmt.Errorf("read task: %w", err)
+			return err
+		}
+		if err := checkText("the task on "+stdinName, b, textRules{nonEmpty: true, what: "the task as text (arguments or stdin)"}); err != nil {
+			return err
 		}
 		task = string(b)
 	}
 	if strings.TrimSpace(task) == "" {
 		return usageError(errors.New("no task: pass it as arguments or on stdin"))
 	}
-	dir, err := filepath.Abs(*repo)
-	if err != nil {
-		return usageError(fmt.Errorf("repo %s: %w", *repo, err))
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usageError(fmt.Errorf("repo %s: not a directory", *repo))
+	if err := checkText("the task", []byte(task), textRules{what: "the task as text"}); err != nil {
+		return err
 	}
 	plan, err := bf.plan(dir, true)
 	if errors.Is(err, codex.ErrNoRoom) {
@@ -106,6 +112,7 @@ func runSelect(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	bf.warn(e)
 	c, limit := plan.counter, plan.limit
 	if plan.note != "" {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", plan.note)

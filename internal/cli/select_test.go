@@ -87,8 +87,8 @@ func TestSelectCLI(t *testing.T) {
 			name:   "empty task",
 			args:   []string{"--repo", dir, "--budget", "2000"},
 			stdin:  "  \n",
-			code:   exitUsage,
-			stderr: []string{"no task"},
+			code:   exitBadInput,
+			stderr: []string{"the task on (stdin): input is only white space"},
 		},
 	}
 	for _, tc := range tests {

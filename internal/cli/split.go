@@ -15,16 +15,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"math"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxtrim/ctxtrim/internal/codex"
-	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -76,6 +79,11 @@ type splitFlags struct {
 }
 
 func runSplit(e *env, args []string) error {
+	// SIGINT and SIGTERM end the run between parts, never in the middle
+	// of one: -out DIR is then left as it was (writeDir), and stdout is
+	// never left half-written without a message.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	var f splitFlags
 	fs := flag.NewFlagSet("split", flag.ContinueOnError)
 	f.budgetFlags.register(fs)
@@ -121,6 +129,7 @@ func runSplit(e *env, args []string) error {
 		return usageError(fmt.Errorf("split: %w", err))
 	}
 	c, limit, note := plan.counter, plan.limit, plan.note
+	f.warn(e)
 	if plan.codex != nil && f.verbose {
 		fmt.Fprintf(e.stderr, "ctxtrim: for codex: %s\n", plan.codex)
 	}
@@ -137,8 +146,17 @@ func runSplit(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}
 	opts.Logf = e.logf(f.verbose)
-	res, err := split.Split(context.Background(), in, c, opts)
+	size := 0
+	for _, src := range in.Sources {
+		size += len(src.Text)
+	}
+	// The input is held once (the parts are rendered when written).
+	defer capMemoryFor(size)()
+	res, err := split.Split(ctx, in, c, opts)
 	switch {
+	case ctx.Err() != nil:
+		fmt.Fprintln(e.stderr, "ctxtrim: interrupted before any part was written")
+		return exitStatus(exitInterrupt)
 	case errors.Is(err, split.ErrNoFit), errors.Is(err, split.ErrTooManyParts):
 		return noFitError(err)
 	case err != nil:
@@ -149,7 +167,7 @@ func runSplit(e *env, args []string) error {
 			return err
 		}
 	}
-	if err := f.write(e, res); err != nil {
+	if err := f.write(ctx, e, res); err != nil {
 		return err
 	}
 	if r := res.Manifest.Reduce; r != nil && r.AnswerRoomPerPart < minAnswerRoom {
@@ -185,7 +203,8 @@ func (f *splitFlags) validate(args []string, set map[string]bool) (*split.Option
 	if f.text && (f.diffRange != "" || f.staged || len(f.files) > 0) {
 		return nil, fmt.Errorf("split: -text applies only to stdin or a FILE")
 	}
-	opts := &split.Options{MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce}
+	// Lazy: the parts are written one at a time, rendered again then.
+	opts := &split.Options{MaxParts: f.maxParts, MaxTokens: f.maxTokens, Reduce: f.reduce, Lazy: true}
 	switch f.request {
 	case "":
 	case "openai":
@@ -221,18 +240,23 @@ func (f *splitFlags) validate(args []string, set map[string]bool) (*split.Option
 func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Input, error) {
 	var in split.Input
 	if f.instructions != "" {
-		b, err := os.ReadFile(f.instructions)
+		b, err := readTextFlag("-instructions "+f.instructions, f.instructions)
 		if err != nil {
-			return in, fmt.Errorf("read instructions: %w", err)
+			return in, err
 		}
 		opts.Instructions = string(b)
 	}
 	if f.reduceFile != "" {
-		b, err := os.ReadFile(f.reduceFile)
+		b, err := readTextFlag("-reduce-instructions "+f.reduceFile, f.reduceFile)
 		if err != nil {
-			return in, fmt.Errorf("read reduce instructions: %w", err)
+			return in, err
 		}
 		opts.ReduceInstructions = string(b)
+	}
+	if f.diffRange != "" || f.staged || len(f.files) > 0 {
+		if err := checkDir("-C", f.dir); err != nil {
+			return in, err
+		}
 	}
 	var err error
 	switch {
@@ -257,36 +281,31 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		in, skipped, err = split.ReadFiles(f.dir, f.files, f.noIgnore)
 		reportSkips(e, skipped)
 	default:
-		name, r := "-", e.stdin
-		if len(args) == 1 && args[0] != "-" {
-			file, err := os.Open(args[0])
-			if err != nil {
-				return in, err
-			}
-			defer file.Close()
-			if st, err := file.Stat(); err == nil && st.IsDir() {
-				return in, badInputError(fmt.Errorf("%s: is a directory (use -files GLOB for the files in it)", args[0]))
-			}
-			name, r = args[0], file
+		name := ""
+		if len(args) == 1 {
+			name = args[0]
 		}
-		if name == "-" && stdinIsTerminal(e) {
-			fmt.Fprintln(e.stderr, "ctxtrim: reading the input from the terminal; end it with Ctrl-D")
-		}
-		b, err := io.ReadAll(r)
+		r, where, closeIn, err := openInput(e, name, "the input", "use -files GLOB for the files in it")
 		if err != nil {
-			if name == "-" {
-				err = fmt.Errorf("read stdin: %w", err)
-			}
-			return in, err // a file's error names it
+			return in, err
 		}
-		if i := index.BinaryAt(b); i >= 0 {
-			return in, badInputError(fmt.Errorf("%s: binary input (NUL byte at offset %d)", displayName(name), i))
+		defer closeIn()
+		b, err := readText(r, where, math.MaxInt64-1)
+		if err != nil {
+			return in, err
+		}
+		if err := checkText(where, b, textRules{nonEmpty: true, what: "a diff or a text"}); err != nil {
+			return in, err
 		}
 		kind := split.Text
-		if !f.text && split.LooksLikeDiff(string(b)) {
+		if !f.text && split.LooksLikeDiff(b) {
 			kind = split.Diff
 		}
-		in = split.Input{Kind: kind, Sources: []split.Source{{Name: name, Text: string(b)}}}
+		srcName := "-"
+		if where != stdinName {
+			srcName = where
+		}
+		in = split.Input{Kind: kind, Sources: []split.Source{{Name: srcName, Text: b}}}
 	}
 	if err != nil {
 		return in, err
@@ -304,9 +323,22 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		empty = empty && s.Text == ""
 	}
 	if empty && in.Kind != split.Files {
-		return in, badInputError(fmt.Errorf("split: empty input"))
+		return in, inputProblem(probEmpty, in.Sources[0].Name, "empty diff", "nothing to split")
 	}
 	return in, nil
+}
+
+// readTextFlag reads the text file a flag names: readFileFlag, then the
+// content rows of the table (binary, not UTF-8).
+func readTextFlag(where, path string) ([]byte, error) {
+	b, err := readFileFlag(where, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkText(where, b, textRules{}); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // unescape interprets \n, \t, \f, \0 and \\ in a flag value.
@@ -315,36 +347,48 @@ func unescape(s string) string {
 	return r.Replace(s)
 }
 
-// write sends the parts where the flags say.
-func (f *splitFlags) write(e *env, res *split.Result) error {
-	parts := res.Parts
-	if res.Reduce != nil {
-		parts = append(parts[:len(parts):len(parts)], *res.Reduce)
-	}
+// write sends the parts where the flags say. An interrupt (ctx done)
+// stops it between two parts: -out DIR and -manifest FILE are then left as
+// they were; on stdout, what was written is said on stderr.
+func (f *splitFlags) write(ctx context.Context, e *env, res *split.Result) error {
+	parts := newPartList(res)
 	manifest, err := jsonIndent(res.Manifest)
 	if err != nil {
 		return err
 	}
+	if f.out != "" {
+		err := writeDir(ctx, f.out, parts, f.request != "", manifest)
+		if errors.Is(err, context.Canceled) {
+			fmt.Fprintf(e.stderr, "ctxtrim: interrupted; %s is left as it was (no part was written to it)\n", f.out)
+			return exitStatus(exitInterrupt)
+		}
+		if err != nil {
+			return err
+		}
+	}
 	if f.manifest != "" {
-		if err := os.WriteFile(f.manifest, manifest, 0o644); err != nil {
+		if err := writeFileAtomic(f.manifest, manifest); err != nil {
 			return fmt.Errorf("write manifest: %w", err)
 		}
 	}
 	if f.out != "" {
-		return writeDir(f.out, parts, res.Reduce != nil, f.request != "", manifest)
-	}
-	if f.request != "" {
-		for _, p := range parts {
-			if _, err := io.WriteString(e.stdout, p.Text+"\n"); err != nil {
-				return err
-			}
-		}
 		return nil
 	}
 	delim := unescape(f.delimiter)
-	for i, p := range parts {
+	for i := range parts.n {
+		if ctx.Err() != nil {
+			fmt.Fprintf(e.stderr, "ctxtrim: interrupted after writing %d of %d parts to stdout; the output is incomplete\n", i, parts.n)
+			return exitStatus(exitInterrupt)
+		}
+		p, err := parts.get(i)
+		if err != nil {
+			return err
+		}
 		s := p.Text
-		if i > 0 {
+		switch {
+		case f.request != "":
+			s += "\n"
+		case i > 0:
 			s = delim + s
 		}
 		if _, err := io.WriteString(e.stdout, s); err != nil {
@@ -354,39 +398,177 @@ func (f *splitFlags) write(e *env, res *split.Result) error {
 	return nil
 }
 
-// writeDir writes part-001.txt (or .json) … and manifest.json into dir,
-// first removing the files of an earlier run that the new one would not
-// overwrite.
-func writeDir(dir string, parts []split.Part, reduce, isJSON bool, manifest []byte) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	old, err := filepath.Glob(filepath.Join(dir, "part-*"))
-	if err != nil {
-		return err
-	}
-	for _, p := range old {
-		if strings.HasSuffix(p, ".txt") || strings.HasSuffix(p, ".json") {
-			if err := os.Remove(p); err != nil {
-				return err
+// partList is the parts to write, the reduce part last, rendered one at a
+// time (split.Options.Lazy): a gigabyte of input is not held twice.
+type partList struct {
+	n      int // parts, the reduce part included
+	reduce bool
+	get    func(i int) (split.Part, error)
+}
+
+func newPartList(res *split.Result) partList {
+	l := partList{n: len(res.Parts), reduce: res.Reduce != nil, get: res.Part}
+	if l.reduce {
+		l.n++
+		l.get = func(i int) (split.Part, error) {
+			if i == len(res.Parts) {
+				return *res.Reduce, nil
 			}
+			return res.Part(i)
 		}
 	}
+	return l
+}
+
+// partFileNames returns the file names of the parts in an -out directory:
+// part-001.txt (or .json) …, the reduce part named part-NNN-reduce.
+func partFileNames(parts partList, isJSON bool) []string {
 	ext := ".txt"
 	if isJSON {
 		ext = ".json"
 	}
-	width := max(3, len(strconv.Itoa(len(parts))))
-	for i, p := range parts {
-		name := fmt.Sprintf("part-%0*d", width, p.Index)
-		if reduce && i == len(parts)-1 {
+	width := max(3, len(strconv.Itoa(parts.n)))
+	names := make([]string, parts.n)
+	for i := range names {
+		name := fmt.Sprintf("part-%0*d", width, i+1)
+		if parts.reduce && i == parts.n-1 {
 			name += "-reduce"
 		}
-		if err := os.WriteFile(filepath.Join(dir, name+ext), []byte(p.Text), 0o644); err != nil {
+		names[i] = name + ext
+	}
+	return names
+}
+
+// manifestName is the manifest's file name in an -out directory.
+const manifestName = "manifest.json"
+
+// writeDir writes the parts and manifest.json into dir so that dir never
+// holds half an output: everything is written into a fresh directory
+// beside dir first, checking ctx before each file, and moved into place
+// only when complete. A dir that does not exist, or holds nothing but an
+// earlier run's output, is replaced by a rename; one that holds other
+// files too keeps them and gets the new files renamed in one by one, the
+// earlier run's part files removed. Signals are caught (runSplit), so
+// this last step runs to its end. On an interrupt (context.Canceled) or an
+// error, the fresh directory is removed and dir is as it was.
+func writeDir(ctx context.Context, dir string, parts partList, isJSON bool, manifest []byte) (err error) {
+	dir = filepath.Clean(dir)
+	parent := filepath.Dir(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".ctxtrim-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := os.Chmod(tmp, 0o755); err != nil { // MkdirTemp makes it 0700
+		return err
+	}
+	names := partFileNames(parts, isJSON)
+	for i := range parts.n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		p, err := parts.get(i)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, names[i]), []byte(p.Text), 0o644); err != nil {
 			return err
 		}
 	}
-	return os.WriteFile(filepath.Join(dir, "manifest.json"), manifest, 0o644)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, manifestName), manifest, 0o644); err != nil {
+		return err
+	}
+
+	// Move into place.
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.Rename(tmp, dir); err != nil {
+			return err
+		}
+		tmp = ""
+		return nil
+	case err != nil:
+		return err
+	}
+	ours := true
+	for _, en := range entries {
+		ours = ours && isOutputFile(en.Name())
+	}
+	if ours {
+		old, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".ctxtrim-old-")
+		if err != nil {
+			return err
+		}
+		if err := os.Remove(old); err != nil {
+			return err
+		}
+		if err := os.Rename(dir, old); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			os.Rename(old, dir) // put the earlier output back
+			return err
+		}
+		tmp = ""
+		return os.RemoveAll(old)
+	}
+	keep := map[string]bool{manifestName: true}
+	for _, n := range names {
+		keep[n] = true
+	}
+	for _, en := range entries {
+		if n := en.Name(); isOutputFile(n) && !keep[n] {
+			if err := os.Remove(filepath.Join(dir, n)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range append(names, manifestName) {
+		if err := os.Rename(filepath.Join(tmp, n), filepath.Join(dir, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isOutputFile reports whether name is a file split -out writes.
+func isOutputFile(name string) bool {
+	return name == manifestName ||
+		strings.HasPrefix(name, "part-") && (strings.HasSuffix(name, ".txt") || strings.HasSuffix(name, ".json"))
+}
+
+// writeFileAtomic writes data to path through a temporary file in the
+// same directory and a rename, so that an interrupt never leaves half a
+// file.
+func writeFileAtomic(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".ctxtrim-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // fails harmlessly after the rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 func jsonIndent(v any) ([]byte, error) {

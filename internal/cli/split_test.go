@@ -112,9 +112,9 @@ func TestSplitCLI(t *testing.T) {
 		{"negative max-tokens", diff, []string{"-budget", "300", "-max-tokens", "-1", "-request", "anthropic"}, exitUsage, nil, []string{"must not be negative"}, 0},
 		{"unknown flag, one line", diff, []string{"-budget", "300", "-nope"}, exitUsage, nil, []string{"ctxtrim: split: flag provided but not defined: -nope (see ctxtrim split -h)\n"}, 0},
 		{"invalid UTF-8 in a request body", "ok \xff bad\n", []string{"-budget", "300", "-request", "openai"}, exitBadInput, nil, []string{"(stdin): not valid UTF-8 (first bad byte at offset 3)"}, 0},
-		{"invalid UTF-8 in plain parts is kept", "ok \xff bad\n", []string{"-budget", "300"}, exitOK, []string{"ok \xff bad"}, nil, 0},
+		{"invalid UTF-8 is bad input", "ok \xff bad\n", []string{"-budget", "300"}, exitBadInput, nil, []string{"(stdin): not valid UTF-8 (first bad byte at offset 3)"}, 0},
 		{"request without a model", "text\n", []string{"-budget", "300", "-request", "anthropic"}, exitOK, []string{`"max_tokens"`}, []string{`bodies have no "model"`}, 1},
-		{"a directory", "", []string{"-budget", "300", staged}, exitBadInput, nil, []string{"is a directory (use -files GLOB"}, 0},
+		{"a directory", "", []string{"-budget", "300", staged}, exitUsage, nil, []string{"is a directory; use -files GLOB"}, 0},
 		{"flags after the FILE", "", []string{instr, "-budget", "300", "-request", "openai"}, exitOK, []string{"Review this change."}, nil, 1},
 	}
 	for _, tc := range tests {

@@ -576,7 +576,7 @@ func TestCheckPromptFiles(t *testing.T) {
 	dir := testRepo(t)
 	writeFile(t, filepath.Join(dir, "svc", "CLAUDE.md"), strings.Repeat("Keep it short. ", 3000))
 	// Tracked: check finds an untracked prompt file only in a directory git
-	// knows (slicer.FindFiles), and svc is new.
+	// knows (index.FindFiles), and svc is new.
 	gitAdd(t, dir, "svc/CLAUDE.md")
 	s := testServer(t, dir)
 	cs := connect(t, s, "test", "")

@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/ctxtrim/ctxtrim/internal/nonroot"
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+)
+
+// The bad inputs every command is run on (robustCases), as files in a test
+// directory: $F in a case's args is the file of its input, $D the
+// directory, $R a small repository holding the input as bad.txt.
+const (
+	inEmpty       = "empty"
+	inBinary      = "binary"
+	inNotUTF8     = "invalid UTF-8"
+	inShape       = "wrong JSON shape"
+	inWrongFormat = "wrong format named"
+	inHugeLine    = "huge single line"
+	inUnreadable  = "unreadable file"
+	inMissing     = "missing path"
+)
+
+// hugeLine is a single line of 3 MB: three times count's 1 MiB chunk, over
+// index's 1 MiB file limit.
+var hugeLine = strings.Repeat("lorem ipsum dolor sit amet ", 3<<20/27)
+
+// inputFiles are the contents of each bad input.
+func inputFiles() map[string]string {
+	chat := `{"model":"gpt-4o","messages":[{"role":"system","content":"You are terse."},{"role":"user","content":"Say hi."},{"role":"assistant","content":"Hi."},{"role":"user","content":"Again."}]}`
+	hugeChat, _ := json.Marshal(map[string]any{"messages": []map[string]string{
+		{"role": "user", "content": hugeLine}, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "and now?"}}})
+	return map[string]string{
+		inEmpty:       "",
+		inBinary:      "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
+		inNotUTF8:     "caf\xe9 cr\xe8me\n",
+		inShape:       `{"messages": {"role": "user", "content": "hi"}}`,
+		inWrongFormat: chat,
+		inHugeLine:    hugeLine,
+		"huge chat":   string(hugeChat),
+		inUnreadable:  "secret\n",
+	}
+}
+
+// robustCase is one command on one bad input. code is the exit status;
+// where, for a failure, is what the one-line message must name. stdout
+// "" requires an empty stdout; otherwise it is a substring stdout must
+// hold (a report, or the result of a command that succeeds).
+type robustCase struct {
+	input  string
+	args   []string
+	stdin  string // the name of an input whose content is piped in
+	code   int
+	where  string
+	stdout string
+}
+
+// robustCases are the commands' answers to the same bad inputs: the table
+// of input problems (input.go) applied by each. A command for which an
+// input means nothing special (JSON for fit) shows that it takes it as
+// what it is.
+func robustCases() map[string][]robustCase {
+	return map[string][]robustCase{
+		"count": {
+			{input: inEmpty, args: []string{"count", "$F"}, code: exitOK, stdout: "0 $F"},
+			{input: inBinary, args: []string{"count", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inNotUTF8, args: []string{"count", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inShape, args: []string{"count", "-chat", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inWrongFormat, args: []string{"count", "-chat", "-encoding", "p50k", "$F"}, code: exitUsage, where: "p50k"},
+			{input: inHugeLine, args: []string{"count", "$F"}, code: exitOK, stdout: "$F"},
+			{input: inUnreadable, args: []string{"count", "$F"}, code: exitError, where: "$F"},
+			{input: inMissing, args: []string{"count", "$F"}, code: exitUsage, where: "$F"},
+		},
+		"fit": {
+			{input: inEmpty, args: []string{"fit", "-budget", "100"}, stdin: inEmpty, code: exitOK},
+			{input: inBinary, args: []string{"fit", "-budget", "100"}, stdin: inBinary, code: exitBadInput, where: stdinName},
+			{input: inNotUTF8, args: []string{"fit", "-budget", "100"}, stdin: inNotUTF8, code: exitBadInput, where: stdinName},
+			{input: inShape, args: []string{"fit", "-budget", "100"}, stdin: inShape, code: exitOK, stdout: `"messages"`},
+			{input: inWrongFormat, args: []string{"fit", "-budget", "100", "-keep", "middle"}, stdin: inWrongFormat, code: exitUsage, where: "-keep"},
+			{input: inHugeLine, args: []string{"fit", "-budget", "1000"}, stdin: inHugeLine, code: exitTrimmed, stdout: "ctxtrim: dropped"},
+			{input: inUnreadable, args: []string{"fit", "-from-error", "@$F"}, stdin: inShape, code: exitError, where: "-from-error @$F"},
+			{input: inMissing, args: []string{"fit", "-from-error", "@$F"}, stdin: inShape, code: exitUsage, where: "-from-error @$F"},
+		},
+		"history": {
+			{input: inEmpty, args: []string{"history", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inBinary, args: []string{"history", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inNotUTF8, args: []string{"history", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inShape, args: []string{"history", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inWrongFormat, args: []string{"history", "-budget", "1000", "-format", "anthropic", "$F"}, code: exitBadInput, where: "$F"},
+			{input: "huge chat", args: []string{"history", "-budget", "3000", "$F"}, code: exitTrimmed, stdout: "and now?"},
+			{input: inUnreadable, args: []string{"history", "-budget", "1000", "$F"}, code: exitError, where: "$F"},
+			{input: inMissing, args: []string{"history", "-budget", "1000", "$F"}, code: exitUsage, where: "$F"},
+		},
+		"split": {
+			{input: inEmpty, args: []string{"split", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inBinary, args: []string{"split", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inNotUTF8, args: []string{"split", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
+			{input: inShape, args: []string{"split", "-budget", "1000", "$F"}, code: exitOK, stdout: `"messages"`},
+			{input: inWrongFormat, args: []string{"split", "-budget", "1000", "-request", "yaml", "$F"}, code: exitUsage, where: "-request"},
+			{input: inHugeLine, args: []string{"split", "-budget", "100000", "$F"}, code: exitOK, stdout: "[ctxtrim: line cut here"},
+			{input: inUnreadable, args: []string{"split", "-budget", "1000", "$F"}, code: exitError, where: "$F"},
+			{input: inMissing, args: []string{"split", "-budget", "1000", "$F"}, code: exitUsage, where: "$F"},
+		},
+		"select": {
+			{input: inEmpty, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inEmpty, code: exitBadInput, where: "the task on (stdin)"},
+			{input: inBinary, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inBinary, code: exitBadInput, where: "the task on (stdin)"},
+			{input: inNotUTF8, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inNotUTF8, code: exitBadInput, where: "the task on (stdin)"},
+			{input: inShape, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inShape, code: exitOK, stdout: "# Task"},
+			{input: inWrongFormat, args: []string{"-C", "$R", "-budget", "1000", "-format", "yaml", "retry"}, code: exitUsage, where: `"yaml"`},
+			{input: inHugeLine, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inHugeLine, code: exitNoFit, where: "task"},
+			{input: inMissing, args: []string{"-C", "$F", "-budget", "1000", "retry"}, code: exitUsage, where: "-C $F"},
+		},
+		"index": {
+			{input: inEmpty, args: []string{"index", "-C", "$D"}, code: exitOK, stdout: "files:"},
+			{input: inBinary, args: []string{"index", "-C", "$R", "-explain"}, code: exitOK, stdout: "bad.txt  binary"},
+			{input: inHugeLine, args: []string{"index", "-C", "$R", "-explain"}, code: exitOK, stdout: "bad.txt  too large"},
+			{input: inUnreadable, args: []string{"index", "-C", "$R", "-explain"}, code: exitOK, stdout: "bad.txt  unreadable"},
+			{input: inMissing, args: []string{"index", "-C", "$F"}, code: exitUsage, where: "-C $F"},
+		},
+		"check": {
+			{input: inEmpty, args: []string{"check", "-C", "$D", "$F"}, code: exitOK, stdout: "ok"},
+			{input: inBinary, args: []string{"check", "-C", "$D", "$F"}, code: exitBadInput, where: "AGENTS.md", stdout: "warn"},
+			{input: inNotUTF8, args: []string{"check", "-C", "$D", "$F"}, code: exitBadInput, where: "AGENTS.md", stdout: "warn"},
+			{input: inWrongFormat, args: []string{"check", "-C", "$D", "-encoding", "p50k", "$F"}, code: exitUsage, where: "p50k"},
+			{input: inHugeLine, args: []string{"check", "-C", "$D", "$F"}, code: exitNoFit, where: "over budget", stdout: "over"},
+			{input: inUnreadable, args: []string{"check", "-C", "$D", "$F"}, code: exitError, where: "AGENTS.md", stdout: "warn"},
+			{input: inMissing, args: []string{"check", "-C", "$D", "$F"}, code: exitUsage, where: "$F"},
+		},
+	}
+}
+
+// TestRobustInputs runs every command on the same bad inputs and checks
+// the exit code, a one-line message on stderr that says where the problem
+// is and what to do ("where: what; what to do"), and that a failed command
+// writes no partial result to stdout. The unreadable file is checked by
+// TestRobustUnreadable, which needs a user that permissions apply to.
+func TestRobustInputs(t *testing.T) {
+	runRobust(t, func(c robustCase) bool { return c.input != inUnreadable })
+}
+
+// TestRobustUnreadable is TestRobustInputs for a file at mode 000, as a
+// user that is not root (internal/nonroot).
+func TestRobustUnreadable(t *testing.T) {
+	if !nonroot.Here(t) {
+		return
+	}
+	runRobust(t, func(c robustCase) bool { return c.input == inUnreadable })
+}
+
+func runRobust(t *testing.T, keep func(robustCase) bool) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	isolateConfig(t)
+	for cmd, cases := range robustCases() {
+		for _, tc := range cases {
+			if !keep(tc) {
+				continue
+			}
+			t.Run(cmd+"/"+tc.input, func(t *testing.T) {
+				f, d, r := robustFixture(t, cmd, tc.input)
+				expand := func(s string) string {
+					return strings.NewReplacer("$F", f, "$D", d, "$R", r).Replace(s)
+				}
+				args := make([]string, len(tc.args))
+				for i, a := range tc.args {
+					args[i] = expand(a)
+				}
+				stdin := ""
+				if tc.stdin != "" {
+					stdin = inputFiles()[tc.stdin]
+				}
+				var stdout, stderr bytes.Buffer
+				code := Run(args, strings.NewReader(stdin), &stdout, &stderr)
+				if code != tc.code {
+					t.Fatalf("ctxtrim %s: exit %d, want %d; stderr:\n%s", strings.Join(args, " "), code, tc.code, clipString(stderr.String()))
+				}
+				out := stdout.String()
+				if want := expand(tc.stdout); want == "" && out != "" {
+					t.Errorf("stdout %q, want nothing", clipString(out))
+				} else if !strings.Contains(out, want) {
+					t.Errorf("stdout %q, want it to hold %q", clipString(out), want)
+				}
+				if tc.where == "" {
+					return
+				}
+				msg := stderr.String()
+				lines := strings.Split(strings.TrimSuffix(msg, "\n"), "\n")
+				last := lines[len(lines)-1]
+				switch {
+				case !strings.HasPrefix(last, "ctxtrim: "):
+					t.Errorf("stderr %q: the last line is not one ctxtrim: message", msg)
+				case !strings.Contains(last, expand(tc.where)):
+					t.Errorf("message %q does not name %q", last, expand(tc.where))
+				case !strings.Contains(last, "; ") && !strings.Contains(last, "(known: ") && !strings.Contains(last, ": want ") && tc.code != exitNoFit:
+					// what to do: a hint after "; ", or the valid values
+					t.Errorf("message %q does not say what to do (\"what; what to do\", or the valid values)", last)
+				case strings.Contains(msg, "struct {") || strings.Contains(msg, "Go value"):
+					t.Errorf("message %q shows Go types", msg)
+				}
+			})
+		}
+	}
+}
+
+// robustFixture writes the input for a command into a fresh directory and
+// returns the file's path ($F), the directory ($D) and a repository ($R)
+// holding it as bad.txt. For check the file is the directory's AGENTS.md;
+// a missing input is a path that does not exist.
+func robustFixture(t *testing.T, cmd, input string) (f, d, r string) {
+	t.Helper()
+	d = t.TempDir()
+	name := "input.txt"
+	if cmd == "check" {
+		name = "AGENTS.md"
+	}
+	f = filepath.Join(d, name)
+	content := inputFiles()[input]
+	if input == inMissing {
+		f = filepath.Join(d, "nope", name)
+	} else if err := os.WriteFile(f, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if input == inUnreadable {
+		if err := os.Chmod(f, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cmd != "select" && cmd != "index" {
+		return f, d, ""
+	}
+	ar := &txtar.Archive{Files: []txtar.File{
+		{Name: "retry/retry.go", Data: []byte("package retry\n\n// Do retries the request.\nfunc Do() error { return nil }\n")},
+		{Name: "bad.txt", Data: []byte(content)},
+	}}
+	r = txtartest.Repo(t, ar)
+	if input == inUnreadable {
+		if err := os.Chmod(filepath.Join(r, "bad.txt"), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if input == inEmpty {
+		d = t.TempDir() // an empty directory
+	}
+	return f, d, r
+}
+
+// clipString shortens s for a failure message.
+func clipString(s string) string {
+	if len(s) > 400 {
+		return s[:200] + " … " + s[len(s)-200:]
+	}
+	return s
+}
