@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -11,18 +12,31 @@ import (
 // changed it writes the input unchanged, byte for byte; otherwise only the
 // changed items and the containers holding them are re-encoded (compactly),
 // and every other byte is the input's.
+//
+// A rollout is written line by line, straight from the input where a line
+// is unchanged: the output of a rollout of half a gigabyte is never held
+// whole in memory.
 func (c *Conversation) Encode(w io.Writer) error {
-	out, err := c.bytes()
-	if err != nil {
-		return err
+	if c.changed && c.shape == shapeRollout {
+		bw := bufio.NewWriterSize(w, 256<<10)
+		if err := c.writeRollout(bw); err != nil {
+			return err
+		}
+		if len(c.src) > 0 && c.src[len(c.src)-1] == '\n' {
+			bw.WriteByte('\n')
+		}
+		return bw.Flush()
 	}
-	_, err = w.Write(out)
+	out := c.bytes()
+	_, err := w.Write(out)
 	return err
 }
 
-func (c *Conversation) bytes() ([]byte, error) {
+// bytes is the encoded form of a conversation that is not a changed
+// rollout.
+func (c *Conversation) bytes() []byte {
 	if !c.changed {
-		return c.src, nil
+		return c.src
 	}
 	nl := len(c.src) > 0 && c.src[len(c.src)-1] == '\n'
 	var out []byte
@@ -31,12 +45,6 @@ func (c *Conversation) bytes() ([]byte, error) {
 		out = c.itemsArray()
 	case shapeBody:
 		out = encodeObject(set(c.top, c.itemsKey, c.itemsArray()))
-	case shapeRollout:
-		b, err := c.rolloutBytes()
-		if err != nil {
-			return nil, err
-		}
-		out = b
 	}
 	if c.indent != "" {
 		var b bytes.Buffer
@@ -47,7 +55,7 @@ func (c *Conversation) bytes() ([]byte, error) {
 	if nl {
 		out = append(out, '\n')
 	}
-	return out, nil
+	return out
 }
 
 func (c *Conversation) itemsArray() []byte {
@@ -58,11 +66,13 @@ func (c *Conversation) itemsArray() []byte {
 	return encodeArray(elems)
 }
 
-// rolloutBytes rebuilds the rollout: response_item lines of dropped items
-// are removed, edited ones get their new payload, the compacted record
-// gets its new replacement_history (and the matching metadata entries), and
-// the last token_count record its lowered last_token_usage (usage.go).
-func (c *Conversation) rolloutBytes() ([]byte, error) {
+// writeRollout writes the rebuilt rollout, without its final newline:
+// response_item lines of dropped items are removed, edited ones get their
+// new payload, the compacted record gets its new replacement_history (and
+// the matching metadata entries), and the last token_count record its
+// lowered last_token_usage (usage.go). Every other line is written as it
+// is in the input.
+func (c *Conversation) writeRollout(b *bufio.Writer) error {
 	payload := map[int]json.RawMessage{} // line → new payload
 	var hist, meta []json.RawMessage
 	var added []json.RawMessage
@@ -80,7 +90,7 @@ func (c *Conversation) rolloutBytes() ([]byte, error) {
 		}
 		payload[it.line] = it.raw
 	}
-	var b bytes.Buffer
+	size := 0 // bytes written
 	for i, l := range c.lines {
 		if c.isResponseItemLine(i) {
 			p, ok := payload[i]
@@ -89,7 +99,7 @@ func (c *Conversation) rolloutBytes() ([]byte, error) {
 			}
 			ms, err := parseObject(l)
 			if err != nil {
-				return nil, fmt.Errorf("rollout line %d: %w", i+1, err)
+				return fmt.Errorf("rollout line %d: %w", i+1, err)
 			}
 			if !bytes.Equal(get(ms, "payload"), p) {
 				l = encodeObject(set(ms, "payload", p))
@@ -97,11 +107,11 @@ func (c *Conversation) rolloutBytes() ([]byte, error) {
 		} else if i == c.compactLine {
 			ms, err := parseObject(l)
 			if err != nil {
-				return nil, fmt.Errorf("rollout line %d: %w", i+1, err)
+				return fmt.Errorf("rollout line %d: %w", i+1, err)
 			}
 			pm, err := parseObject(get(ms, "payload"))
 			if err != nil {
-				return nil, fmt.Errorf("rollout line %d: payload: %w", i+1, err)
+				return fmt.Errorf("rollout line %d: payload: %w", i+1, err)
 			}
 			if hist == nil {
 				hist = []json.RawMessage{}
@@ -117,41 +127,38 @@ func (c *Conversation) rolloutBytes() ([]byte, error) {
 		} else if i == c.usageLine && c.usageCut > 0 {
 			u, err := rewriteUsage(l, c.usageCut, c.usageFloor)
 			if err != nil {
-				return nil, fmt.Errorf("rollout line %d: token_count: %w", i+1, err)
+				return fmt.Errorf("rollout line %d: token_count: %w", i+1, err)
 			}
 			l = u
 		}
 		if i > 0 {
 			b.WriteByte('\n')
+			size++
 		}
 		b.Write(l)
+		size += len(l)
 	}
 	next := -1
 	if len(added) > 0 {
 		next = c.nextOrdinal()
 	}
 	for _, p := range added {
-		if b.Len() > 0 {
+		if size > 0 {
 			b.WriteByte('\n')
+			size++
 		}
-		b.Write(c.addedRecord(p, next))
+		r := c.addedRecord(p, next)
+		b.Write(r)
+		size += len(r)
 		if next >= 0 {
 			next++
 		}
 	}
-	return b.Bytes(), nil
+	return nil
 }
 
 // isResponseItemLine reports whether line i holds an item of the history
 // Codex rebuilds (a response_item after the last compaction).
 func (c *Conversation) isResponseItemLine(i int) bool {
-	if i < c.histStart {
-		return false
-	}
-	ms, err := parseObject(c.lines[i])
-	if err != nil {
-		return false
-	}
-	t, _ := str(get(ms, "type"))
-	return t == "response_item" && kindOf(get(ms, "payload")) == '{'
+	return i >= c.histStart && i < len(c.itemLine) && c.itemLine[i]
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 )
 
 // member is one key of a JSON object with its value's original bytes, in
@@ -17,91 +16,159 @@ type member struct {
 }
 
 // parseObject splits a JSON object into its members without decoding the
-// values. It fails unless raw is exactly one object.
+// values. It fails unless raw is exactly one object. The values are
+// slices of raw, not copies: a rollout of half a gigabyte is held once,
+// whatever is parsed out of it (json.Decoder copied every value, twice).
 func parseObject(raw []byte) ([]member, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
+	i, err := openValue(raw, '{')
 	if err != nil {
 		return nil, err
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, fmt.Errorf("want a JSON object, got %s", describeToken(tok))
 	}
 	var ms []member
-	for dec.More() {
-		tok, err := dec.Token()
+	i = skipSpace(raw, i+1)
+	if raw[i] == '}' {
+		return ms, nil
+	}
+	for {
+		end := skipValue(raw, i) // a key: raw is valid, so a string
+		key, err := decodeKey(raw[i:end])
 		if err != nil {
 			return nil, err
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, fmt.Errorf("want an object key, got %s", describeToken(tok))
+		i = skipSpace(raw, skipSpace(raw, end)+1) // past ':'
+		end = skipValue(raw, i)
+		ms = append(ms, member{key, json.RawMessage(raw[i:end:end])})
+		i = skipSpace(raw, end)
+		if raw[i] == '}' {
+			return ms, nil
 		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("value of %q: %w", key, err)
-		}
-		ms = append(ms, member{key, v})
+		i = skipSpace(raw, i+1) // past ','
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if err := expectEOF(dec); err != nil {
-		return nil, err
-	}
-	return ms, nil
 }
 
-// parseArray splits a JSON array into its elements' original bytes.
+// parseArray splits a JSON array into its elements' original bytes,
+// slices of raw as parseObject's values are.
 func parseArray(raw []byte) ([]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
+	i, err := openValue(raw, '[')
 	if err != nil {
 		return nil, err
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, fmt.Errorf("want a JSON array, got %s", describeToken(tok))
-	}
 	var out []json.RawMessage
-	for dec.More() {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
+	i = skipSpace(raw, i+1)
+	if raw[i] == ']' {
+		return out, nil
+	}
+	for {
+		end := skipValue(raw, i)
+		out = append(out, json.RawMessage(raw[i:end:end]))
+		i = skipSpace(raw, end)
+		if raw[i] == ']' {
+			return out, nil
 		}
-		out = append(out, v)
+		i = skipSpace(raw, i+1)
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, err
-	}
-	if err := expectEOF(dec); err != nil {
-		return nil, err
-	}
-	return out, nil
 }
 
-func expectEOF(dec *json.Decoder) error {
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		if err != nil {
-			return err
+// openValue checks that raw is exactly one valid JSON value opening with
+// delim ('{' or '['), and returns the offset of delim.
+func openValue(raw []byte, delim byte) (int, error) {
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
+		if err == nil {
+			err = errors.New("not valid JSON")
 		}
-		return errors.New("trailing data after JSON value")
+		return 0, err
 	}
-	return nil
+	i := skipSpace(raw, 0)
+	if raw[i] != delim {
+		want := "object"
+		if delim == '[' {
+			want = "array"
+		}
+		return 0, fmt.Errorf("want a JSON %s, got %s", want, describeByte(raw[i]))
+	}
+	return i, nil
 }
 
-func describeToken(tok json.Token) string {
-	switch t := tok.(type) {
-	case json.Delim:
-		return fmt.Sprintf("%q", t.String())
-	case string:
+// skipSpace returns the offset of the first byte at or after i that is not
+// JSON white space.
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\n' || raw[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at i in raw, which
+// must be valid JSON (openValue checked it).
+func skipValue(raw []byte, i int) int {
+	switch raw[i] {
+	case '"':
+		return skipString(raw, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(raw); j++ {
+			switch raw[j] {
+			case '"':
+				j = skipString(raw, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(raw)
+	}
+	j := i // a number, true, false or null
+	for j < len(raw) {
+		switch raw[j] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return j
+		}
+		j++
+	}
+	return j
+}
+
+// skipString returns the end of the JSON string starting at i.
+func skipString(raw []byte, i int) int {
+	for j := i + 1; j < len(raw); j++ {
+		switch raw[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(raw)
+}
+
+// decodeKey decodes an object key.
+func decodeKey(raw []byte) (string, error) {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1]), nil
+	}
+	var k string
+	err := json.Unmarshal(raw, &k)
+	return k, err
+}
+
+// describeByte names the JSON value a byte opens, for errors.
+func describeByte(c byte) string {
+	switch c {
+	case '{', '[':
+		return fmt.Sprintf("%q", string(c))
+	case '"':
 		return "a string"
-	case nil:
+	case 'n':
 		return "null"
-	case bool:
+	case 't', 'f':
 		return "a boolean"
-	default:
-		return "a number"
 	}
+	return "a number"
 }
 
 // get returns the value of key, or nil.

@@ -95,6 +95,7 @@ type Conversation struct {
 
 	// shapeRollout
 	lines       [][]byte // input lines without their "\n"
+	itemLine    []bool   // lines holding a response_item record with an object payload
 	histStart   int      // first line after the last compacted record (0 without one)
 	compactLine int      // that compacted record's line if it has replacement_history, else -1
 	meta        []json.RawMessage
@@ -744,6 +745,7 @@ func parseRollout(src []byte) (*Conversation, error) {
 		payload json.RawMessage
 	}
 	recs := make([]rec, len(c.lines))
+	c.itemLine = make([]bool, len(c.lines))
 	for i, l := range c.lines {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
@@ -754,6 +756,7 @@ func parseRollout(src []byte) (*Conversation, error) {
 		}
 		t, _ := str(get(ms, "type"))
 		recs[i] = rec{t, get(ms, "payload")}
+		c.itemLine[i] = t == "response_item" && kindOf(recs[i].payload) == '{'
 		if t == "compacted" {
 			c.histStart, c.compactLine = i+1, -1
 			if pm, err := parseObject(recs[i].payload); err == nil && kindOf(get(pm, "replacement_history")) == '[' {

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"flag"
 	"fmt"
@@ -72,13 +71,14 @@ func runHistory(e *env, args []string) error {
 		return err
 	}
 	defer closeIn()
-	data, err := readAll(in, where)
+	data, err := readBytes(in, where)
 	if err != nil {
 		return err
 	}
 	if err := checkText(where, data, textRules{nonEmpty: true, what: conversationWhat}); err != nil {
 		return err
 	}
+	defer capMemoryFor(len(data))()
 	conv, err := history.ParseBytes(data, f)
 	if err != nil {
 		if errors.Is(err, history.ErrBadInput) {
@@ -112,11 +112,9 @@ func runHistory(e *env, args []string) error {
 	if *dryRun {
 		return done
 	}
-	var out bytes.Buffer
-	if err := res.Conversation.Encode(&out); err != nil {
-		return err
-	}
-	if _, err := io.Copy(e.stdout, &out); err != nil {
+	// Straight to stdout: a pruned rollout is written line by line from
+	// the input, never held whole a second time.
+	if err := res.Conversation.Encode(e.stdout); err != nil {
 		return err
 	}
 	return done

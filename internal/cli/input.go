@@ -273,5 +273,31 @@ func readText(r io.Reader, where string, limit int64) (string, error) {
 	}
 }
 
+// readBytes is readText for a caller that wants bytes (history parses
+// them in place): the same single hold, grown the same way.
+func readBytes(r io.Reader, where string) ([]byte, error) {
+	var b []byte
+	if f, ok := r.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+			b = make([]byte, 0, st.Size()+1) // +1: the read that sees EOF needs room
+		}
+	}
+	for {
+		if len(b) == cap(b) {
+			nb := make([]byte, len(b), max(4*cap(b), readTextBuf))
+			copy(nb, b)
+			b = nb
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return nil, openError(where, err, "")
+		}
+	}
+}
+
 // readTextBuf is readText's read size.
 const readTextBuf = 256 << 10
