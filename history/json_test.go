@@ -138,7 +138,7 @@ func TestRolloutHeldOnce(t *testing.T) {
 			t.Fatalf("item %d is a copy of the input", i)
 		}
 	}
-	res, err := Prune(conv, 60000, counter(t), nil)
+	res, err := Prune(conv, counter(t), &Options{Budget: 60000})
 	if err != nil {
 		t.Fatal(err)
 	}
