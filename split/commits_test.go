@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -23,16 +24,7 @@ func commitLog(t *testing.T) (logP, formatPatch string) {
 	}
 	hermeticGit(t)
 	dir := t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	git := func(args ...string) string { return txtartest.Git(t, dir, args...) }
 	git("init", "-q")
 	body := func(n int) string {
 		var b strings.Builder

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
@@ -323,13 +324,7 @@ func TestRepoTrackedUnderIgnoredDir(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	root := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.email=t@t", "-c", "user.name=t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { txtartest.Git(t, root, args...) }
 	git("init", "-q")
 	for p, c := range map[string]string{
 		".gitignore":     "docs/\n",

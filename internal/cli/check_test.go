@@ -88,13 +88,7 @@ func TestRunCheckStagedDiff(t *testing.T) {
 		t.Skip("git not installed")
 	}
 	root := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", root, "-c", "user.email=t@t", "-c", "user.name=t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := func(args ...string) { txtartest.Git(t, root, args...) }
 	git("init", "-q")
 	for i, n := range []int{3000, 3000, 3000} {
 		p := filepath.Join(root, "f"+string(rune('a'+i))+".txt")

@@ -36,6 +36,7 @@ package txtartest
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -373,4 +374,21 @@ func symlink(t testing.TB, dir, link, target string) {
 	if err := os.Symlink(target, p); err != nil {
 		t.Fatalf("symlink %s -> %s: %v", link, target, err)
 	}
+}
+
+// Git runs the git command in dir for a test, with a fixed identity and
+// dates and no signing, and returns its combined output; it fails the test
+// when git fails and skips it when git is not installed.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.email=t@t", "-c", "user.name=t", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2026-01-01T00:00:00Z", "GIT_COMMITTER_DATE=2026-01-01T00:00:00Z")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return string(out)
 }
