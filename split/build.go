@@ -305,7 +305,9 @@ func (s *splitter) chunks(capacity int, fine bool) ([]chunk, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			e := expander{s: s, ui: i, u: &s.units[i], capacity: capacity, fine: fine}
+			// A lone unit (a text, one file) cuts its pieces in parallel
+			// itself; several units are spread over the workers instead.
+			e := expander{s: s, ui: i, u: &s.units[i], capacity: capacity, fine: fine, parallel: len(s.units) == 1 && s.par > 1}
 			pen := 0.0
 			if i > 0 {
 				pen = unitPenalty(s.units[i-1], s.units[i])
@@ -334,6 +336,9 @@ type expander struct {
 	fine     bool // cut units that fit one level further
 	out      []chunk
 	err      error // first reason the unit cannot be cut to fit
+	// parallel lets the first span with many pieces expand them on
+	// s.par workers (only one expander does: workers never spawn more).
+	parallel bool
 	// minGap is the gap of thin for the span being cut, set before a
 	// cutter runs: the line and paragraph cutters keep only the cuts thin
 	// would keep, rather than make one per line of a gigabyte first.
@@ -370,7 +375,10 @@ func lineStarts(text string) []int {
 
 // cutter returns cut positions strictly inside (a, b), ascending, each
 // with the penalty of cutting there.
-type cutter func(a, b int) []cut
+// It is given the expander that runs it (parallelSpans runs pieces on
+// expanders of their own): a cutter bound to one would read another's
+// minGap.
+type cutter func(e *expander, a, b int) []cut
 
 type cut struct {
 	pos int
@@ -381,18 +389,18 @@ func (e *expander) unit(pen float64) {
 	u := e.u
 	switch u.kind {
 	case unitText:
-		levels := []cutter{e.sections, e.paragraphs, e.lines}
+		levels := []cutter{(*expander).sections, (*expander).paragraphs, (*expander).lines}
 		if e.fine && e.s.count(u.src, u.start, u.end) <= e.capacity {
-			levels = []cutter{e.paragraphs}
+			levels = []cutter{(*expander).paragraphs}
 			e.cutSpan(u.start, u.end, pen, 0, levels)
 			return
 		}
 		e.span(u.start, u.end, pen, -1, 0, 0, levels)
 	case unitFile:
-		levels := []cutter{e.definitions, e.paragraphs, e.lines}
+		levels := []cutter{(*expander).definitions, (*expander).paragraphs, (*expander).lines}
 		head := e.s.countText(fileHeader(u.name))
 		if e.fine && e.s.count(u.src, u.start, u.end)+head <= e.capacity {
-			e.cutSpan(u.start, u.end, pen, head, []cutter{e.paragraphs})
+			e.cutSpan(u.start, u.end, pen, head, []cutter{(*expander).paragraphs})
 		} else {
 			e.span(u.start, u.end, pen, -1, head, 0, levels)
 		}
@@ -406,7 +414,7 @@ func (e *expander) unit(pen float64) {
 	case unitDiffFile:
 		t := e.s.count(u.src, u.start, u.end)
 		if t <= e.capacity && (!e.fine || len(u.hunks) < 2) || len(u.hunks) == 0 {
-			e.span(u.start, u.end, pen, -1, 0, 0, []cutter{e.lines})
+			e.span(u.start, u.end, pen, -1, 0, 0, []cutter{(*expander).lines})
 			return
 		}
 		header := e.s.count(u.src, u.start, u.headerEnd)
@@ -424,9 +432,9 @@ func (e *expander) unit(pen float64) {
 			// the file header and a recomputed hunk header.
 			midLead := header + e.s.countText(subHunkSample+h.section+"\n")
 			first := len(e.out)
-			levels := []cutter{e.hunkDefinitions(h), e.hunkParagraphs(h), e.hunkLines(h)}
+			levels := []cutter{hunkDefinitions(h), hunkParagraphs(h), hunkLines(h)}
 			if !h.valid {
-				levels = []cutter{e.paragraphs, e.lines}
+				levels = []cutter{(*expander).paragraphs, (*expander).lines}
 			}
 			e.span(a, h.end, p, hi, 0, midLead, levels)
 			if first < len(e.out) {
@@ -458,10 +466,14 @@ func (e *expander) span(a, b int, pen float64, hi, head, lead int, levels []cutt
 	}
 	for len(levels) > 0 {
 		e.minGap = e.gap(a, b, t)
-		cuts := e.thin(a, b, t, levels[0](a, b))
+		cuts := e.thin(a, b, t, levels[0](e, a, b))
 		levels = levels[1:]
 		if len(cuts) == 0 {
 			continue
+		}
+		if e.parallel && len(cuts) >= 2*e.s.par {
+			e.parallelSpans(a, b, pen, hi, head, lead, levels, cuts)
+			return
 		}
 		prev, prevPen := a, pen
 		for _, c := range cuts {
@@ -473,6 +485,45 @@ func (e *expander) span(a, b int, pen float64, hi, head, lead int, levels []cutt
 		return
 	}
 	e.fragments(a, b, pen, hi, head, lead)
+}
+
+// parallelSpans is span's loop over the pieces of [a, b) cut at cuts, run
+// on s.par workers, each piece by an expander of its own, the chunks put
+// together in order: the same chunks as the loop makes, with a text's
+// counting spread over the cores (a text is one unit, which chunks would
+// otherwise expand on one).
+func (e *expander) parallelSpans(a, b int, pen float64, hi, head, lead int, levels []cutter, cuts []cut) {
+	type piece struct {
+		a, b, head int
+		pen        float64
+	}
+	pieces := make([]piece, 0, len(cuts)+1)
+	prev, prevPen := a, pen
+	for _, c := range cuts {
+		pieces = append(pieces, piece{prev, c.pos, head, prevPen})
+		head = 0
+		prev, prevPen = c.pos, c.pen
+	}
+	pieces = append(pieces, piece{prev, b, head, prevPen})
+	outs := make([][]chunk, len(pieces))
+	errs := make([]error, len(pieces))
+	var g errgroup.Group
+	g.SetLimit(e.s.par)
+	for k, p := range pieces {
+		g.Go(func() error {
+			sub := expander{s: e.s, ui: e.ui, u: e.u, capacity: e.capacity, fine: e.fine}
+			sub.span(p.a, p.b, p.pen, hi, p.head, lead, levels)
+			outs[k], errs[k] = sub.out, sub.err
+			return nil
+		})
+	}
+	g.Wait()
+	for k := range pieces {
+		e.out = append(e.out, outs[k]...)
+		if e.err == nil {
+			e.err = errs[k]
+		}
+	}
 }
 
 // thin keeps, of the cuts of [a, b) (t tokens), only those at least about
@@ -514,14 +565,14 @@ func (e *expander) cutSpan(a, b int, pen float64, head int, levels []cutter) {
 	for _, level := range levels {
 		t := e.s.count(e.u.src, a, b) + head
 		e.minGap = e.gap(a, b, t)
-		if cuts := e.thin(a, b, t, level(a, b)); len(cuts) > 0 {
+		if cuts := e.thin(a, b, t, level(e, a, b)); len(cuts) > 0 {
 			prev, prevPen := a, pen
 			for _, c := range cuts {
-				e.span(prev, c.pos, prevPen, -1, head, 0, []cutter{e.lines})
+				e.span(prev, c.pos, prevPen, -1, head, 0, []cutter{(*expander).lines})
 				head = 0
 				prev, prevPen = c.pos, c.pen
 			}
-			e.span(prev, b, prevPen, -1, head, 0, []cutter{e.lines})
+			e.span(prev, b, prevPen, -1, head, 0, []cutter{(*expander).lines})
 			return
 		}
 	}
@@ -698,8 +749,8 @@ func treeSitterDefinitions(path string, src []byte) []Def {
 
 // hunkLines cuts before every body line of h, never before a "\" line and
 // never inside the hunk header.
-func (e *expander) hunkLines(h hunk) cutter {
-	return func(a, b int) []cut {
+func hunkLines(h hunk) cutter {
+	return func(e *expander, a, b int) []cut {
 		text := e.s.text(e.u)
 		var cuts []cut
 		last := a
@@ -717,8 +768,8 @@ func (e *expander) hunkLines(h hunk) cutter {
 // side (its " " and "+" lines, read as a fragment of the new file; a whole
 // new file is one hunk), moving each cut up over the comment lines directly
 // above the definition.
-func (e *expander) hunkDefinitions(h hunk) cutter {
-	return func(a, b int) []cut {
+func hunkDefinitions(h hunk) cutter {
+	return func(e *expander, a, b int) []cut {
 		text := e.s.text(e.u)
 		var src strings.Builder
 		var at []int // diff offset of each new-side line
@@ -758,8 +809,8 @@ func (e *expander) hunkDefinitions(h hunk) cutter {
 }
 
 // hunkParagraphs cuts after blank body lines ("+", " ", "-" alone).
-func (e *expander) hunkParagraphs(h hunk) cutter {
-	return func(a, b int) []cut {
+func hunkParagraphs(h hunk) cutter {
+	return func(e *expander, a, b int) []cut {
 		text := e.s.text(e.u)
 		var cuts []cut
 		prevBlank := false

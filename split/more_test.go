@@ -335,3 +335,34 @@ func TestLongLineCountsLinearly(t *testing.T) {
 		t.Errorf("counted %d bytes (%.1f× the input) to cut it into %d parts", work, float64(work)/float64(len(line)), len(res.Parts))
 	}
 }
+
+// TestDeterministicText: a text, one unit whose pieces are expanded in
+// parallel, gives byte-identical parts and manifest whatever the
+// parallelism.
+func TestDeterministicText(t *testing.T) {
+	var b strings.Builder
+	for i := range 6000 {
+		fmt.Fprintf(&b, "line %d of a long log: retry the request body after a 503\n", i)
+		if i%37 == 0 {
+			b.WriteString("\n")
+		}
+	}
+	in := textInput(b.String())
+	var first string
+	for _, par := range []int{1, 2, 4, 8, 1} {
+		res := mustSplit(t, in, &Options{Budget: 600, Parallelism: par})
+		m, err := marshalIndent(res.Manifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		for _, p := range res.Parts {
+			out.WriteString(p.Text)
+		}
+		if got := m + out.String(); first == "" {
+			first = got
+		} else if got != first {
+			t.Fatalf("parallelism %d changed the output", par)
+		}
+	}
+}
