@@ -9,9 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/ctxtrim/ctxtrim/budget"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -364,5 +367,37 @@ func TestDeterministicText(t *testing.T) {
 		} else if got != first {
 			t.Fatalf("parallelism %d changed the output", par)
 		}
+	}
+}
+
+// callsCounter counts its Count calls.
+type callsCounter struct {
+	c     budget.Counter
+	calls atomic.Int64
+}
+
+func (c *callsCounter) Count(s string) int { c.calls.Add(1); return c.c.Count(s) }
+
+// TestLazyDoesNotRecount: rendering a lazy Result's parts again to write
+// them counts nothing: their tokens are known. A first version recounted
+// every part, a second full pass over a gigabyte.
+func TestLazyDoesNotRecount(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gogit-v5.11.0-v5.12.0-plumbing.diff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cc := &callsCounter{c: counter(t)}
+	res, err := Split(context.Background(), diffInput(string(data)), cc, &Options{Budget: 700, Lazy: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := cc.calls.Load()
+	for i := range res.Parts {
+		if _, err := res.Part(i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := cc.calls.Load() - before; n != 0 {
+		t.Errorf("rendering %d parts again counted %d times", len(res.Parts), n)
 	}
 }

@@ -63,7 +63,14 @@ func (s *splitter) maxTokens() int {
 // render returns the rendered form of a part whose user content is user,
 // and its exact token count.
 func (s *splitter) render(user string) (string, int, error) {
+	return s.renderAs(user, true)
+}
+
+// renderAs is render; without count it only renders (a lazy Result's
+// parts are rendered again to be written, their tokens known).
+func (s *splitter) renderAs(user string, count bool) (string, int, error) {
 	instr := strings.TrimRight(s.opts.Instructions, "\n")
+	n := 0
 	switch s.opts.Format {
 	case OpenAI:
 		req := chatRequest{Model: s.opts.Model, MaxCompletionTokens: s.maxTokens()}
@@ -72,18 +79,27 @@ func (s *splitter) render(user string) (string, int, error) {
 		}
 		req.Messages = append(req.Messages, message{"user", user})
 		text, err := marshal(req)
-		return text, budget.CountChat(s.c, chatMessages(req.Messages), nil), err
+		if count {
+			n = budget.CountChat(s.c, chatMessages(req.Messages), nil)
+		}
+		return text, n, err
 	case Anthropic:
 		req := messagesRequest{Model: s.opts.Model, MaxTokens: s.maxTokens(), System: instr}
 		req.Messages = []message{{"user", user}}
 		text, err := marshal(req)
-		return text, budget.CountAnthropic(s.c, instr, chatMessages(req.Messages), nil), err
+		if count {
+			n = budget.CountAnthropic(s.c, instr, chatMessages(req.Messages), nil)
+		}
+		return text, n, err
 	}
 	text := user
 	if instr != "" {
 		text = instr + "\n\n" + user
 	}
-	return text, s.c.Count(text), nil
+	if count {
+		n = s.c.Count(text)
+	}
+	return text, n, nil
 }
 
 // chatMessages converts request messages for budget's request accounting

@@ -100,7 +100,7 @@ func (s *splitter) run() (*Result, error) {
 	if s.opts.Lazy {
 		res.render = func(i int) (Part, error) {
 			p := parts[i]
-			text, _, err := s.renderPart(ch, starts, i)
+			text, _, err := s.renderPart(ch, starts, i, false)
 			if err != nil {
 				return p, err
 			}
@@ -137,7 +137,7 @@ func (s *splitter) renderParts(ch []chunk, starts []int) ([]Part, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			r, segs, err := s.renderPart(ch, starts, i)
+			r, segs, err := s.renderPart(ch, starts, i, true)
 			if err != nil {
 				return err
 			}
@@ -160,15 +160,16 @@ type rendered struct {
 	tokens        int
 }
 
-// renderPart renders and counts part i of the parts starting at starts.
-func (s *splitter) renderPart(ch []chunk, starts []int, i int) (rendered, []Segment, error) {
+// renderPart renders part i of the parts starting at starts, and counts
+// it when count is set.
+func (s *splitter) renderPart(ch []chunk, starts []int, i int, count bool) (rendered, []Segment, error) {
 	n := len(starts)
 	end := len(ch)
 	if i+1 < n {
 		end = starts[i+1]
 	}
 	payload, segs := s.payload(ch, starts[i], end)
-	text, tokens, err := s.render(partHeader(i+1, n) + payload)
+	text, tokens, err := s.renderAs(partHeader(i+1, n)+payload, count)
 	return rendered{text, payload, tokens}, segs, err
 }
 
