@@ -14,6 +14,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+
+	ctxindex "github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // StagedDiff returns the unified diff from HEAD to the index of the git
@@ -200,10 +202,11 @@ func gitTreeKey(e object.TreeEntry) string {
 	return e.Name
 }
 
-// openRepo opens the git repository holding dir, searching upwards, with
-// linked work trees' common git directory.
+// openRepo opens the git repository holding dir as the index does
+// (slicer/index.OpenRepository: searching upwards, linked work trees' common git
+// directory, object alternates).
 func openRepo(dir string) (*git.Repository, error) {
-	r, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	r, err := ctxindex.OpenRepository(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}

@@ -95,6 +95,9 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 	if err != nil {
 		return err
 	}
+	if ix.GitErr != nil {
+		fmt.Fprintf(e.stderr, "ctxtrim: cannot read the repository's history (%v): nothing is marked staged\n", ix.GitErr)
+	}
 	sum := summarize(ix, time.Since(start))
 	if *asJSON {
 		sum.SkipList = ix.Skipped

@@ -124,12 +124,18 @@ func runSelect(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	commits := *history
+	if ix.GitErr != nil {
+		// Never fail a selection for git history: go on without it.
+		fmt.Fprintf(e.stderr, "ctxtrim: cannot read the repository's history (%v): selecting without git signals (staged changes, recency, co-change)\n", ix.GitErr)
+		commits = -1
+	}
 	sel, err := slicer.Select(ctx, ix, task, c, &slicer.SelectOptions{
 		Budget:         limit,
 		Format:         *format,
 		NoRedact:       *noRedact,
 		Explain:        explain.mode != "",
-		HistoryCommits: *history,
+		HistoryCommits: commits,
 		Logf:           logf,
 	})
 	switch {

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -140,5 +142,37 @@ func TestSelectCLIExplainJSON(t *testing.T) {
 	}
 	if got.Breakdown.Budget != 2000 || got.Tokens > 2000 || len(got.Files) == 0 || got.Files[0].Path != "retry/retry.go" || got.Files[0].Signals.Score <= 0 {
 		t.Errorf("explain JSON = %+v", got)
+	}
+}
+
+// TestSelectHistoryUnreadable: a repository whose objects cannot be read
+// (a git clone --shared whose source store is gone) is selected from
+// anyway, without the git signals, saying so on stderr; split -diff of a
+// --shared clone whose store is there reads it. Before, both failed with
+// "read HEAD commit …: object not found".
+func TestSelectHistoryUnreadable(t *testing.T) {
+	isolateConfig(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	src := txtartest.Repo(t, txtar.Parse([]byte("-- retry/retry.go --\npackage retry\n\n// Do retries the request body.\nfunc Do() {}\n")))
+	if err := os.WriteFile(filepath.Join(src, "retry", "retry.go"), []byte("package retry\n\n// Do retries the request body twice.\nfunc Do() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	txtartest.Git(t, src, "commit", "-qam", "second")
+	clone := filepath.Join(t.TempDir(), "clone")
+	txtartest.Git(t, src, "clone", "-q", "--shared", src, clone)
+
+	stdout, stderr, code := runBuf(t, "", "split", "-C", clone, "-diff", "HEAD~1..HEAD", "-budget", "1000")
+	if code != exitOK || !strings.Contains(stdout, "+// Do retries the request body twice.") {
+		t.Errorf("split -diff of a --shared clone: exit %d, stderr %q", code, stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(src, ".git", "objects")); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code = runBuf(t, "", "-C", clone, "-budget", "1000", "retry", "the", "request", "body")
+	if code != exitOK || !strings.Contains(stdout, "func Do()") {
+		t.Fatalf("select: exit %d, stdout %q, stderr %q; want the selection", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "cannot read the repository's history") || !strings.Contains(stderr, "selecting without git signals") {
+		t.Errorf("stderr %q does not say the history was left out", stderr)
 	}
 }

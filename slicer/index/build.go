@@ -152,6 +152,7 @@ type builder struct {
 	gitDir    string // git directory of the work tree ("" in a plain directory)
 	commonDir string // common git directory ("" in a plain directory)
 	head      string
+	gitErr    error         // HEAD's commit could not be read (see Index.GitErr)
 	indexTime time.Time     // mtime of the git index file
 	idx       *gitidx.Index // the git index (nil in a plain directory)
 
@@ -182,5 +183,5 @@ type candidate struct {
 func (b *builder) finish() *Index {
 	sort.Slice(b.files, func(i, j int) bool { return b.files[i].Path < b.files[j].Path })
 	sort.Slice(b.skips, func(i, j int) bool { return b.skips[i].Path < b.skips[j].Path })
-	return &Index{Root: b.root, Head: b.head, Files: b.files, Skipped: b.skips, repo: b.repo}
+	return &Index{Root: b.root, Head: b.head, Files: b.files, Skipped: b.skips, GitErr: b.gitErr, repo: b.repo}
 }

@@ -8,19 +8,54 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/go-git/go-billy/v5/osfs"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	gitcache "github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	gitidx "github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // This file holds the reading of the repository: the work tree and git
 // directories, the git index, and the staged changes against HEAD.
 
+// OpenRepository opens the git repository holding dir (any directory of
+// its work tree; linked worktrees too), as every ctxtrim command does:
+// go-git's PlainOpen detecting the .git entry and following a linked
+// worktree's common directory, and object alternates read from anywhere
+// on the file system. git clone --shared and --reference (CI caches, agent
+// sandboxes) write objects/info/alternates with the absolute path of
+// another object store, which go-git's default, chrooted to the git
+// directory, cannot reach: HEAD's commit was "object not found". Relative
+// alternate paths are read from the root of the file system, as go-git
+// reads them.
+func OpenRepository(dir string) (*git.Repository, error) {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, err
+	}
+	st, ok := repo.Storer.(*filesystem.Storage)
+	if !ok {
+		return repo, nil
+	}
+	fs := st.Filesystem()
+	if _, err := fs.Stat(fs.Join("objects", "info", "alternates")); err != nil {
+		return repo, nil
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return repo, nil // bare: go-git's default storage
+	}
+	shared := filesystem.NewStorageWithOptions(fs, gitcache.NewObjectLRUDefault(),
+		filesystem.Options{AlternatesFS: osfs.New("/", osfs.WithBoundOS())})
+	return git.Open(shared, wt.Filesystem)
+}
+
 // open finds the work tree and repository for abs.
 func (b *builder) open(abs string) error {
-	repo, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := OpenRepository(abs)
 	switch {
 	case errors.Is(err, git.ErrUnsupportedExtensionRepositoryFormatVersion), errors.Is(err, git.ErrUnknownExtension),
 		errors.Is(err, git.ErrUnsupportedRepositoryFormatVersion):
@@ -170,7 +205,12 @@ func (b *builder) readHead() error {
 	default:
 		b.head = ref.Hash().String()
 		if err := b.diffHead(b.idx, ref.Hash()); err != nil {
-			return err
+			// The objects are unreadable (a broken alternate, a
+			// damaged store): index the work tree anyway; the caller
+			// learns why from Index.GitErr.
+			b.gitErr = err
+			b.staged = map[string]bool{}
+			b.logf("%v (indexing without HEAD: nothing is marked staged)", err)
 		}
 	}
 	return nil
@@ -192,7 +232,7 @@ func (b *builder) diffHead(idx *gitidx.Index, head plumbing.Hash) error {
 	// first object read maps every pack offset to its hash (tens of MB on a
 	// large repository), which the Index's long-lived repository should not
 	// keep.
-	repo, err := git.PlainOpenWithOptions(b.root, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	repo, err := OpenRepository(b.root)
 	if err != nil {
 		return fmt.Errorf("open repository at %s: %w", b.root, err)
 	}

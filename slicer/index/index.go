@@ -21,6 +21,12 @@ type Index struct {
 	Head    string // commit hash at HEAD; "" in a plain directory or empty repo
 	Files   []File // sorted by Path
 	Skipped []Skip // files left out, each with its reason
+	// GitErr, when not nil, says why HEAD's commit or tree could not be
+	// read (objects missing, an alternate object store that is gone): the
+	// index is then built from the work tree and the git index alone,
+	// with no file marked Staged, and a selection should leave the git
+	// signals out (history cannot be read either).
+	GitErr error
 
 	repo *git.Repository // nil for a plain directory
 }
