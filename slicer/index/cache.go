@@ -42,7 +42,7 @@ const cacheFormat = 3
 
 // classifierVersion is bumped when binary, generated or minified detection
 // changes, since their results are cached.
-const classifierVersion = 2
+const classifierVersion = 3
 
 // extractVersion is bumped when extraction code (not a query: those are
 // hashed into cacheVersion) changes what it finds. 2: Lua parses are

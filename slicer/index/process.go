@@ -166,7 +166,7 @@ func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry
 		ce.Binary = true
 		return ce, nil
 	}
-	ce.Generated = isGeneratedContent(src)
+	ce.Generated = isGeneratedContent(p, src)
 	ce.Minified = isMinified(src)
 	ce.Tokens = (len(src) + bytesPerToken - 1) / bytesPerToken
 	if w.seen == nil {
