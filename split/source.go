@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/go-git/go-git/v5"
@@ -84,6 +85,7 @@ type SkipReason uint8
 const (
 	SkipIgnored SkipReason = iota + 1 // an ignore rule of the index excludes it (see ReadFiles)
 	SkipBinary                        // a NUL byte in its first 8000 bytes
+	SkipNotUTF8                       // not valid UTF-8, as the index leaves it out (index.SkipNotUTF8)
 )
 
 // Skip is a file that ReadFiles matched but left out of the Input.
@@ -155,10 +157,14 @@ func ReadFiles(dir string, patterns []string, keepIgnored bool) (in Input, skipp
 			skipped = append(skipped, Skip{Path: p, Reason: SkipBinary})
 			continue
 		}
+		if !utf8.Valid(b) {
+			skipped = append(skipped, Skip{Path: p, Reason: SkipNotUTF8})
+			continue
+		}
 		in.Sources = append(in.Sources, Source{Name: p, Text: string(b)})
 	}
 	if len(in.Sources) == 0 {
-		return in, skipped, fmt.Errorf("split: every file matching %s is binary", strings.Join(patterns, ", "))
+		return in, skipped, fmt.Errorf("split: every file matching %s is binary or not UTF-8", strings.Join(patterns, ", "))
 	}
 	return in, skipped, nil
 }

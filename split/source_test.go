@@ -60,6 +60,7 @@ func TestReadFiles(t *testing.T) {
 		"gen/gen.go":     "package gen\n",
 		"b/b.txt":        "bee\n",
 		"b/zero.bin":     "\x00",
+		"c/latin1.txt":   "caf\xe9\n",
 		"gen/other.data": "data\n",
 	})
 	tests := []struct {
@@ -82,7 +83,9 @@ func TestReadFiles(t *testing.T) {
 		{"only ignored files match", []string{"gen/*"}, false, nil,
 			[]Skip{{"gen/gen.go", SkipIgnored}, {"gen/other.data", SkipIgnored}}, "split: no file matches gen/*"},
 		{"only binary files match", []string{"**/*.png", "**/*.bin"}, false, nil,
-			[]Skip{{"a/logo.png", SkipBinary}, {"b/zero.bin", SkipBinary}}, "split: every file matching **/*.png, **/*.bin is binary"},
+			[]Skip{{"a/logo.png", SkipBinary}, {"b/zero.bin", SkipBinary}}, "split: every file matching **/*.png, **/*.bin is binary or not UTF-8"},
+		{"not UTF-8 left out, as the index leaves it out", []string{"c/*", "b/b.txt"}, false,
+			[]Source{{"b/b.txt", "bee\n"}}, []Skip{{"c/latin1.txt", SkipNotUTF8}}, ""},
 		{"no match", []string{"*.rs"}, false, nil, nil, "split: no file matches *.rs"},
 		{"bad pattern", []string{"a/[x"}, false, nil, nil, `split: bad pattern "a/[x"`},
 	}

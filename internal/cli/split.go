@@ -599,8 +599,11 @@ func reportSkips(e *env, skipped []split.Skip) {
 		fmt.Fprintf(e.stderr, "ctxtrim: left out %d %s that ignore rules exclude (-no-ignore keeps them)\n", ignored, noun)
 	}
 	for _, s := range skipped {
-		if s.Reason == split.SkipBinary {
+		switch s.Reason {
+		case split.SkipBinary:
 			fmt.Fprintf(e.stderr, "ctxtrim: skipping binary file %s\n", s.Path)
+		case split.SkipNotUTF8:
+			fmt.Fprintf(e.stderr, "ctxtrim: skipping %s: not valid UTF-8; convert it to UTF-8 (iconv -f LATIN1 -t UTF-8) to split it\n", s.Path)
 		}
 	}
 }

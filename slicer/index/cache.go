@@ -38,7 +38,7 @@ import (
 
 // cacheFormat is bumped when the file layout or the meaning of a field
 // changes.
-const cacheFormat = 3
+const cacheFormat = 4
 
 // classifierVersion is bumped when binary, generated or minified detection
 // changes, since their results are cached.
@@ -67,6 +67,8 @@ type cacheEntry struct {
 	Binary    bool
 	Generated bool
 	Minified  bool
+	NotUTF8   bool // not valid UTF-8: skipped (classify.go, SkipNotUTF8)
+	BadByte   int  // NotUTF8: the offset of the first invalid byte
 	Tokens    int
 	Symbols   []Symbol
 	Refs      []string
@@ -255,6 +257,7 @@ const (
 	flagBinary = 1 << iota
 	flagGenerated
 	flagMinified
+	flagNotUTF8 // followed by the uvarint offset of the first bad byte
 )
 
 func encodeCache(w io.Writer, version string, d *cacheData) error {
@@ -296,7 +299,13 @@ func encodeCache(w io.Writer, version string, d *cacheData) error {
 		if e.Minified {
 			flags |= flagMinified
 		}
+		if e.NotUTF8 {
+			flags |= flagNotUTF8
+		}
 		body = append(body, flags)
+		if e.NotUTF8 {
+			body = binary.AppendUvarint(body, uint64(e.BadByte))
+		}
 		body = binary.AppendUvarint(body, uint64(e.Tokens))
 		body = binary.AppendUvarint(body, uint64(len(e.Symbols)))
 		for _, s := range e.Symbols {
@@ -366,6 +375,9 @@ func decodeCache(data []byte, version string) (*cacheData, error) {
 		e := &cacheEntry{Lang: d.istr()}
 		flags := d.byte()
 		e.Binary, e.Generated, e.Minified = flags&flagBinary != 0, flags&flagGenerated != 0, flags&flagMinified != 0
+		if e.NotUTF8 = flags&flagNotUTF8 != 0; e.NotUTF8 {
+			e.BadByte = int(d.uint())
+		}
 		e.Tokens = int(d.uint())
 		if ns := d.count("symbol "); ns > 0 {
 			e.Symbols = make([]Symbol, ns)

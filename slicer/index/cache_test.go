@@ -23,6 +23,7 @@ func TestCacheRoundTrip(t *testing.T) {
 		"aa/go": {Lang: "go", Tokens: 12, Symbols: []Symbol{{Name: "F", Kind: "function", Start: 3, End: 5, Signature: "func F()", Scope: ""}}, Refs: []string{"fmt", "x"}},
 		"bb/":   {Binary: true},
 		"cc/#!": {Generated: true, Minified: true, Tokens: 1},
+		"dd/":   {NotUTF8: true, BadByte: 300},
 	}}
 	var buf bytes.Buffer
 	if err := encodeCache(&buf, "v1", m); err != nil {

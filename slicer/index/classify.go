@@ -2,9 +2,11 @@ package index
 
 import (
 	"bytes"
+	"fmt"
 	"path"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Classification thresholds, each with its reason.
@@ -31,6 +33,7 @@ const (
 // Skip reasons. Every file that is not indexed is reported with one of them.
 const (
 	SkipBinary         = "binary"                     // a NUL byte in the first 8000 bytes
+	SkipNotUTF8        = "not UTF-8"                  // invalid UTF-8 (Latin-1, Windows-1252…): see notUTF8Detail
 	SkipTooLarge       = "too large"                  // over Options.MaxFileSize
 	SkipVendored       = "vendored"                   // vendor/, third_party/, node_modules/…
 	SkipLock           = "lock file"                  // go.sum, package-lock.json, Cargo.lock…
@@ -74,6 +77,32 @@ func classSkip(c Class) string {
 // reading and the CLI's filters use it.
 func BinaryAt(content []byte) int {
 	return bytes.IndexByte(content[:min(len(content), BinarySniffBytes)], 0)
+}
+
+// Text that is not UTF-8. A repository file that is not valid UTF-8 (an
+// old Latin-1 or Windows-1252 source, a file in another legacy encoding)
+// is left out with SkipNotUTF8, never pasted: a prompt must be valid UTF-8,
+// and a JSON output would replace its bytes with U+FFFD without a word.
+// Transcoding would have to guess the encoding (every byte sequence is
+// valid Latin-1), so ctxtrim does not; the detail says how to convert the
+// file, and select reports the skip when the file would have ranked.
+
+// invalidUTF8At returns the offset of the first byte of src that is not
+// part of valid UTF-8, or len(src).
+func invalidUTF8At(src []byte) int {
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(src)
+}
+
+// notUTF8Detail is the Detail of a SkipNotUTF8 skip.
+func notUTF8Detail(at int) string {
+	return fmt.Sprintf("first bad byte at offset %d; convert the file to UTF-8 (iconv -f LATIN1 -t UTF-8) to have it indexed", at)
 }
 
 // isBinary reports whether content looks binary (BinaryAt).

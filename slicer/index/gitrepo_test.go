@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -86,5 +87,45 @@ func TestAlternatesGone(t *testing.T) {
 	}
 	if ix.GitErr == nil || len(ix.Files) != 2 {
 		t.Errorf("GitErr %v, %d files; want the reason and both files", ix.GitErr, len(ix.Files))
+	}
+}
+
+// TestNotUTF8Skipped: a file that is not valid UTF-8 (here Latin-1) is
+// left out with SkipNotUTF8 and how to convert it, tracked or not, and
+// from the cache too; before, its bytes went into the prompt, which was
+// then not UTF-8 (ctxtrim count rejected ctxtrim's own output) and lost
+// them to U+FFFD in --format json.
+func TestNotUTF8Skipped(t *testing.T) {
+	dir := txtartest.Repo(t, txtar.Parse([]byte("-- ok.go --\npackage ok\n")))
+	latin1 := []byte("// Caf\xe9: r\xe9essaie la requ\xeate\npackage retry\n")
+	for _, p := range []string{"tracked.go", "untracked.go"} {
+		if err := os.WriteFile(filepath.Join(dir, p), latin1, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txtartest.Git(t, dir, "add", "tracked.go")
+	cacheDir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cacheDir)
+	for _, run := range []string{"cold", "warm"} {
+		ix, err := New(context.Background(), &Options{Dir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		for _, f := range ix.Files {
+			files = append(files, f.Path)
+		}
+		skips := map[string]Skip{}
+		for _, s := range ix.Skipped {
+			skips[s.Path] = s
+		}
+		if len(files) != 1 || files[0] != "ok.go" {
+			t.Errorf("%s: indexed %q, want ok.go only", run, files)
+		}
+		for _, p := range []string{"tracked.go", "untracked.go"} {
+			if s := skips[p]; s.Reason != SkipNotUTF8 || !strings.Contains(s.Detail, "offset 6") || !strings.Contains(s.Detail, "iconv") {
+				t.Errorf("%s: %s skipped as %+v, want %q at offset 6 with how to convert", run, p, s, SkipNotUTF8)
+			}
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 )
@@ -129,6 +130,9 @@ func (w *worker) process(ctx context.Context, c candidate) (result, error) {
 	case ce.Binary:
 		res.skip = &Skip{Path: c.path, Reason: SkipBinary}
 		return res, nil
+	case ce.NotUTF8:
+		res.skip = &Skip{Path: c.path, Reason: SkipNotUTF8, Detail: notUTF8Detail(ce.BadByte)}
+		return res, nil
 	case ce.Generated:
 		class = Generated
 	case ce.Minified:
@@ -164,6 +168,10 @@ func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry
 	ce := &cacheEntry{}
 	if isBinary(src) {
 		ce.Binary = true
+		return ce, nil
+	}
+	if !utf8.Valid(src) {
+		ce.NotUTF8, ce.BadByte = true, invalidUTF8At(src)
 		return ce, nil
 	}
 	ce.Generated = isGeneratedContent(p, src)
