@@ -115,11 +115,13 @@ func robustCases() map[string][]robustCase {
 			{input: inShape, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inShape, code: exitOK, stdout: "# Task"},
 			{input: inWrongFormat, args: []string{"-C", "$R", "-budget", "1000", "-format", "yaml", "retry"}, code: exitUsage, where: `"yaml"`},
 			{input: inHugeLine, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inHugeLine, code: exitNoFit, where: "task"},
+			{input: inUnreadable, args: []string{"-C", "$R", "-budget", "1000", "the", "bad", "text"}, code: exitOK, stdout: "# Task"},
 			{input: inMissing, args: []string{"-C", "$F", "-budget", "1000", "retry"}, code: exitUsage, where: "-C $F"},
 		},
 		"index": {
 			{input: inEmpty, args: []string{"index", "-C", "$D"}, code: exitOK, stdout: "files:"},
 			{input: inBinary, args: []string{"index", "-C", "$R", "-explain"}, code: exitOK, stdout: "bad.txt  binary"},
+			{input: inNotUTF8, args: []string{"index", "-C", "$R", "-explain"}, code: exitOK, stdout: "bad.txt  not UTF-8"},
 			{input: inHugeLine, args: []string{"index", "-C", "$R", "-explain"}, code: exitOK, stdout: "bad.txt  too large"},
 			{input: inUnreadable, args: []string{"index", "-C", "$R", "-explain"}, code: exitOK, stdout: "bad.txt  unreadable"},
 			{input: inMissing, args: []string{"index", "-C", "$F"}, code: exitUsage, where: "-C $F"},

@@ -147,9 +147,7 @@ func runSelect(e *env, args []string) error {
 	case err != nil:
 		return err
 	}
-	for _, s := range sel.Skipped {
-		logf("skipped %s: %s", s.Path, s.Reason)
-	}
+	reportSelectSkips(e, task, append(append([]index.Skip(nil), ix.Skipped...), sel.Skipped...), *verbose)
 	if n := len(sel.Redactions); n > 0 && explain.mode != "json" { // JSON lists them itself
 		var where []string
 		for _, r := range sel.Redactions {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxtrim/ctxtrim/internal/nonroot"
 	"github.com/ctxtrim/ctxtrim/internal/txtartest"
 	"golang.org/x/tools/txtar"
 )
@@ -174,5 +175,56 @@ func TestSelectHistoryUnreadable(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "cannot read the repository's history") || !strings.Contains(stderr, "selecting without git signals") {
 		t.Errorf("stderr %q does not say the history was left out", stderr)
+	}
+}
+
+// TestSelectReportsSkipsThatMatter: a file the task points at that cannot
+// be read or is not UTF-8 is reported on stderr by default, with what to
+// do; another left out is reported only with -v. Before, the unreadable
+// best file vanished silently, even with -v, and a Latin-1 file was pasted
+// into the prompt, which ctxtrim count then rejected (and --format json
+// turned its bytes into U+FFFD).
+func TestSelectReportsSkipsThatMatter(t *testing.T) {
+	if !nonroot.Here(t) {
+		return
+	}
+	isolateConfig(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	repo := txtartest.Repo(t, txtar.Parse([]byte("-- retry/retry.go --\npackage retry\n\n// Do retries the request.\nfunc Do() {}\n-- cache/cache.go --\npackage cache\n-- body/body.go --\npackage body\n\n// Body rewinds the request body.\nfunc Body() {}\n")))
+	if err := os.WriteFile(filepath.Join(repo, "retry", "latin1.go"), []byte("// Caf\xe9 r\xe9essaie\npackage retry\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"retry/retry.go", "cache/cache.go"} {
+		if err := os.Chmod(filepath.Join(repo, p), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	task := []string{"-C", repo, "-budget", "2000", "-format", "json", "retry", "loses", "the", "request", "body"}
+	stdout, stderr, code := runBuf(t, "", task...)
+	if code != exitOK {
+		t.Fatalf("exit %d; stderr %q", code, stderr)
+	}
+	for _, want := range []string{
+		"ctxtrim: retry/retry.go: left out: unreadable (",
+		"though the task points at it; check its permissions",
+		"ctxtrim: retry/latin1.go: left out: not UTF-8 (first bad byte at offset 6; convert the file to UTF-8 (iconv",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
+	}
+	if strings.Contains(stderr, "cache/cache.go") {
+		t.Errorf("stderr %q reports a skip the task does not point at", stderr)
+	}
+	if !json.Valid([]byte(stdout)) || strings.ContainsRune(stdout, '\uFFFD') || !strings.Contains(stdout, "body/body.go") {
+		t.Errorf("stdout is not clean JSON holding body/body.go: %q", clipString(stdout))
+	}
+	// The prompt is ctxtrim's own input: valid UTF-8, counted.
+	if _, stderr, code := runBuf(t, stdout, "count"); code != exitOK {
+		t.Errorf("ctxtrim count of the prompt: exit %d, %q", code, stderr)
+	}
+	_, stderr, _ = runBuf(t, "", append([]string{"-v"}, task...)...)
+	if !strings.Contains(stderr, "ctxtrim: skipped cache/cache.go: unreadable") {
+		t.Errorf("-v stderr %q does not list every skip", stderr)
 	}
 }
