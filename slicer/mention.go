@@ -35,6 +35,9 @@ type identMention struct {
 	Name     string
 	Scope    string // "Client" in "Client.Do"; "" when none
 	CodeLike bool   // written like code: camelCase, snake_case, call, backticks or dotted
+	// Qualifier: it appears only before a dot ("path" in "path.Dir"), so
+	// it names a package, type or variable, never a function or field.
+	Qualifier bool
 }
 
 // mentionPatterns are the regular expressions of extractMentions. They
@@ -154,9 +157,13 @@ func extractMentions(task string) mentions {
 				scope = parts[k-1]
 			}
 			cl := call || inSpan || len(parts) > 1 || isCodeLike(p)
+			qual := k < len(parts)-1
 			if i, ok := seenIdent[p]; ok {
 				if cl {
 					m.Idents[i].CodeLike = true
+				}
+				if !qual {
+					m.Idents[i].Qualifier = false
 				}
 				if scope != "" && m.Idents[i].Scope == "" {
 					m.Idents[i].Scope = scope
@@ -164,7 +171,7 @@ func extractMentions(task string) mentions {
 				continue
 			}
 			seenIdent[p] = len(m.Idents)
-			m.Idents = append(m.Idents, identMention{Name: p, Scope: scope, CodeLike: cl})
+			m.Idents = append(m.Idents, identMention{Name: p, Scope: scope, CodeLike: cl, Qualifier: qual})
 		}
 	}
 	sort.SliceStable(m.Idents, func(i, j int) bool { return m.Idents[i].Name < m.Idents[j].Name })

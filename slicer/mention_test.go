@@ -56,14 +56,16 @@ func TestExtractMentions(t *testing.T) {
 }
 
 func TestExtractMentionsIdents(t *testing.T) {
-	got := extractMentions("Client.Do drops the body; see `newRetrier` and parse_header() but not Retry")
+	got := extractMentions("Client.Do drops the body; see `newRetrier` and parse_header() but not Retry; res.Body, and body.Close")
 	want := map[string]identMention{
-		"Client":       {Name: "Client", CodeLike: true},
+		"Client":       {Name: "Client", CodeLike: true, Qualifier: true},
+		"res":          {Name: "res", CodeLike: true, Qualifier: true},
+		"Body":         {Name: "Body", Scope: "res", CodeLike: true},
 		"Do":           {Name: "Do", Scope: "Client", CodeLike: true},
 		"newRetrier":   {Name: "newRetrier", CodeLike: true},
 		"parse_header": {Name: "parse_header", CodeLike: true},
 		"Retry":        {Name: "Retry"},
-		"body":         {Name: "body"},
+		"body":         {Name: "body", CodeLike: true}, // a qualifier once, a word once
 	}
 	have := map[string]identMention{}
 	for _, id := range got.Idents {

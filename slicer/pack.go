@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"sort"
 	"strings"
 
@@ -104,6 +105,7 @@ type packer struct {
 	stats  []fileStats
 	c      budget.Counter
 	read   func(string) ([]byte, error)
+	root   *os.Root    // the work tree read opens, when Select opened it
 	r      *renderer   // the requested format
 	sizing []*renderer // every format a selection is rendered in, so that all hold the same selection
 	redact bool
@@ -157,12 +159,7 @@ func (p *packer) count(part func(r *renderer) string) int {
 
 // pack fills p.views and p.maps and renders the final text within budget.
 func (p *packer) pack(ctx context.Context, rk []ranked) error {
-	p.files = map[int]*loaded{}
-	p.wholes = map[int]*view{}
-	p.units = map[int][]unit{}
-	p.rangeTok = map[rangeKey]int{}
-	p.chosen = map[int]bool{}
-	p.termIDF()
+	p.reset()
 	var cands []*ranked
 	if len(rk) > 0 {
 		floor := rk[0].signals.Score * minScoreShare
@@ -338,6 +335,17 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	return p.finish(p.views, p.maps)
 }
 
+// reset empties the packer's caches and choices.
+func (p *packer) reset() {
+	p.files = map[int]*loaded{}
+	p.wholes = map[int]*view{}
+	p.units = map[int][]unit{}
+	p.rangeTok = map[rangeKey]int{}
+	p.chosen = map[int]bool{}
+	p.views, p.maps = nil, nil
+	p.termIDF()
+}
+
 // strong reports whether a file has a unit that the task hits (a term, a
 // quote or a named line outside its imports): only those are shown as
 // breadth, the others go to the signature map unless small enough to go
@@ -385,9 +393,13 @@ func (p *packer) viewWithin(r *ranked, limit, maxUnits int) *view {
 	}
 	us := p.fileUnits(r, l)
 	// Choose by estimate (each range counted once, cached), then count the
-	// view exactly; an overshoot retries with a tighter estimate.
+	// view exactly. An overshoot retries below the estimate of what was
+	// chosen, so the next choice is another one; a target cut from the
+	// target alone could choose the same ranges again (measured: the best
+	// file of a go-git task lost its excerpts to an 8-token overshoot,
+	// three times over).
 	target := limit
-	for range 3 {
+	for range 8 {
 		ranges, chosen := p.chooseUnits(r.file, l, us, target, maxUnits)
 		if len(ranges) == 0 {
 			return nil
@@ -397,7 +409,10 @@ func (p *packer) viewWithin(r *ranked, limit, maxUnits int) *view {
 			v.units = chosen
 			return v
 		}
-		target -= v.tokens - limit + markerTokens
+		target = min(target, p.estimate(r.file, l, ranges)) - (v.tokens - limit)
+		if target < minBlock/2 {
+			return nil
+		}
 	}
 	return nil
 }

@@ -93,6 +93,19 @@ func classFactor(c index.Class) float64 {
 	return 1
 }
 
+// rankClass is the class a file ranks as: its index class, except that a
+// Go doc.go without definitions is prose (the package comment, often
+// hundreds of lines of the words a task uses) and ranks as documentation.
+// Measured on go-git: plumbing/format/index/doc.go, a 4.9k-token format
+// description, ranked above the decoder a task was about and took the
+// budget, whole.
+func rankClass(f *index.File) index.Class {
+	if f.Class == index.Source && len(f.Symbols) == 0 && path.Base(f.Path) == "doc.go" {
+		return index.Doc
+	}
+	return f.Class
+}
+
 // Signals is the breakdown of one file's score; each field is the signal's
 // value after its weight, so the fields add up to Score.
 type Signals struct {
@@ -395,20 +408,26 @@ type mentionTarget struct {
 
 // lookup holds the index's names for mention matching.
 type lookup struct {
-	byPath map[string]int
-	byBase map[string][]int
-	byStem map[string][]int
-	dirs   map[string][]int // directory path → files directly or deeply inside
-	defs   map[string][]int // symbol name → files defining it (distinct, sorted)
+	ix       *index.Index
+	byPath   map[string]int
+	byBase   map[string][]int
+	byStem   map[string][]int
+	dirs     map[string][]int // directory path → files directly or deeply inside
+	dirNames map[string]bool  // base names of directories: Go and Python package names
+	topNames map[string]bool  // names of types, classes and variables defined outside any type or class
+	defs     map[string][]int // symbol name → files defining it (distinct, sorted)
 }
 
 func newLookup(ix *index.Index) *lookup {
 	lk := &lookup{
-		byPath: make(map[string]int, len(ix.Files)),
-		byBase: map[string][]int{},
-		byStem: map[string][]int{},
-		dirs:   map[string][]int{},
-		defs:   map[string][]int{},
+		byPath:   make(map[string]int, len(ix.Files)),
+		byBase:   map[string][]int{},
+		byStem:   map[string][]int{},
+		dirs:     map[string][]int{},
+		ix:       ix,
+		dirNames: map[string]bool{},
+		topNames: map[string]bool{},
+		defs:     map[string][]int{},
 	}
 	for i := range ix.Files {
 		f := &ix.Files[i]
@@ -419,10 +438,14 @@ func newLookup(ix *index.Index) *lookup {
 		lk.byStem[stem] = append(lk.byStem[stem], i)
 		for d := path.Dir(f.Path); d != "." && d != "/"; d = path.Dir(d) {
 			lk.dirs[d] = append(lk.dirs[d], i)
+			lk.dirNames[path.Base(d)] = true
 		}
 		for _, s := range f.Symbols {
 			if len(s.Name) < 3 {
 				continue
+			}
+			if s.Scope == "" && s.Kind != "function" {
+				lk.topNames[s.Name] = true // a type, class, module or variable may qualify a name; a function may not
 			}
 			l := lk.defs[s.Name]
 			if len(l) == 0 || l[len(l)-1] != i {
@@ -431,6 +454,29 @@ func newLookup(ix *index.Index) *lookup {
 		}
 	}
 	return lk
+}
+
+// foreignScope reports a qualifier that names nothing in the repository:
+// in "path.Dir" or "res.Body" the name is the standard library's or a
+// local variable's, and the repository's own Dir or Body is no more named
+// than by a plain word. (Measured on go-git: "a path.Dir heuristic" put a
+// file defining an unrelated Dir first.)
+func (lk *lookup) foreignScope(scope string) bool {
+	switch scope {
+	case "", "self", "this", "cls", "super":
+		return false
+	}
+	if lk.topNames[scope] || lk.dirNames[scope] {
+		return false
+	}
+	// A module named by its file (Python, Ruby, JavaScript); a Go file's
+	// name names no package.
+	for _, i := range lk.byStem[strings.ToLower(scope)] {
+		if lk.ix.Files[i].Lang != "go" {
+			return false
+		}
+	}
+	return true
 }
 
 // matchMentions scores each file by what the task names. The result maps
@@ -524,7 +570,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 			continue
 		}
 		s := mentionWord
-		if id.CodeLike {
+		if id.CodeLike && !lk.foreignScope(id.Scope) && !(id.Qualifier && lk.foreignScope(id.Name)) {
 			s = mentionSymbol
 		} else if len(id.Name) < 4 {
 			continue
@@ -542,7 +588,12 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 				}
 			}
 			add(j, scoped*s/math.Sqrt(float64(len(l))), 0, "symbol "+id.Name)
-			out[j].lines = append(out[j].lines, lines...)
+			if s == mentionSymbol {
+				// Only a name written as code points into the file: a plain
+				// word ("type", "build") that happens to name a definition
+				// says which file, not which lines.
+				out[j].lines = append(out[j].lines, lines...)
+			}
 		}
 	}
 	for k, quote := range q.m.Quotes {
@@ -651,7 +702,7 @@ func rankFiles(in *rankInput) []ranked {
 		if t := men[i]; t != nil {
 			m = t.score
 		}
-		base[i] = (weightLexical*lex[i] + weightMention*m) * seedClassFactor(ix.Files[i].Class)
+		base[i] = (weightLexical*lex[i] + weightMention*m) * seedClassFactor(rankClass(&ix.Files[i]))
 	}
 	mentioned := map[string]bool{}
 	for _, id := range q.m.Idents {
@@ -674,7 +725,7 @@ func rankFiles(in *rankInput) []ranked {
 	for i := range ix.Files {
 		f := &ix.Files[i]
 		s := &sig[i]
-		s.Class = classFactor(f.Class)
+		s.Class = classFactor(rankClass(f))
 		s.Lexical = weightLexical * lex[i] * s.Class
 		if t := men[i]; t != nil {
 			s.Mention = weightMention * t.score

@@ -164,18 +164,39 @@ func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter,
 	if opts == nil {
 		opts = &SelectOptions{}
 	}
+	t0 := time.Now()
+	p, rk, sel, err := prepare(ctx, ix, task, c, opts)
+	if err != nil {
+		return nil, err
+	}
+	if p.root != nil {
+		defer p.root.Close()
+	}
+	if err := p.pack(ctx, rk); err != nil {
+		return nil, err
+	}
+	if opts.Logf != nil {
+		opts.Logf("packed: %v", time.Since(t0).Round(time.Millisecond))
+	}
+	p.fill(sel, rk, opts.Explain)
+	return sel, nil
+}
+
+// prepare checks the options, scans and ranks the files, and returns the
+// packer that Select packs them with (tests call its parts directly).
+func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter, opts *SelectOptions) (p *packer, rk []ranked, sel *Selection, err error) {
 	if ix == nil || c == nil {
-		return nil, errors.New("select: nil index or counter")
+		return nil, nil, nil, errors.New("select: nil index or counter")
 	}
 	if opts.Budget <= 0 {
-		return nil, fmt.Errorf("budget %d: must be positive", opts.Budget)
+		return nil, nil, nil, fmt.Errorf("budget %d: must be positive", opts.Budget)
 	}
 	format := opts.Format
 	if format == "" {
 		format = FormatMarkdown
 	}
 	if i := sort.SearchStrings(formats, format); i >= len(formats) || formats[i] != format {
-		return nil, fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(formats, ", "))
+		return nil, nil, nil, fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(formats, ", "))
 	}
 	logf := opts.Logf
 	if logf == nil {
@@ -187,9 +208,15 @@ func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter,
 		// are followed only inside the work tree.
 		root, err := os.OpenRoot(ix.Root)
 		if err != nil {
-			return nil, fmt.Errorf("open %s: %w", ix.Root, err)
+			return nil, nil, nil, fmt.Errorf("open %s: %w", ix.Root, err)
 		}
-		defer root.Close()
+		defer func() {
+			if p == nil {
+				root.Close()
+			} else {
+				p.root = root // closed by Select once packed
+			}
+		}()
 		read = func(p string) ([]byte, error) {
 			b, err := root.ReadFile(filepath.FromSlash(p))
 			if err != nil {
@@ -213,14 +240,14 @@ func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter,
 		sz.noTask = opts.NoTask
 		sizing = append(sizing, sz)
 	}
-	p := &packer{
+	p = &packer{
 		ix: ix, c: c, read: read, r: r, sizing: sizing,
 		redact: !opts.NoRedact, budget: opts.Budget,
 	}
 	// The task must fit with the longest note (every file left out)
 	// before any work, so that the empty prompt always fits later.
 	if n := p.count(func(r *renderer) string { return r.render(nil, nil, len(ix.Files)) }); n > opts.Budget {
-		return nil, taskTooLarge(n, opts.Budget)
+		return nil, nil, nil, taskTooLarge(n, opts.Budget)
 	}
 
 	t0 := time.Now()
@@ -228,9 +255,9 @@ func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter,
 	stats, err := scanContents(ctx, ix, q, par, read)
 	logf("scanned %d files in %v", len(ix.Files), time.Since(t0).Round(time.Millisecond))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	sel := &Selection{}
+	sel = &Selection{}
 	for i := range stats {
 		if stats[i].err != nil {
 			sel.Skipped = append(sel.Skipped, index.Skip{Path: ix.Files[i].Path, Reason: stats[i].err.Error()})
@@ -246,16 +273,11 @@ func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter,
 	}
 	logf("history: %v", time.Since(t0).Round(time.Millisecond))
 	lk := newLookup(ix)
-	rk := rankFiles(&rankInput{ix: ix, q: q, lk: lk, stats: stats, hist: hist, explain: opts.Explain})
+	rk = rankFiles(&rankInput{ix: ix, q: q, lk: lk, stats: stats, hist: hist, explain: opts.Explain})
 
 	p.q, p.stats = q, stats
 	logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
-	if err := p.pack(ctx, rk); err != nil {
-		return nil, err
-	}
-	logf("packed: %v", time.Since(t0).Round(time.Millisecond))
-	p.fill(sel, rk, opts.Explain)
-	return sel, nil
+	return p, rk, sel, nil
 }
 
 // loadHistory reads the history from opts.Repository or from the

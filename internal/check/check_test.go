@@ -307,13 +307,7 @@ func TestCheckRepoUnreadableFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range rep.Results {
-		got = append(got, r.Status+" "+r.Path)
-	}
-	if diff := cmp.Diff([]string{"ok AGENTS.md", "warn CLAUDE.md"}, got); diff != "" {
-		t.Errorf("results (-want +got):\n%s", diff)
-	}
+	wantStatuses(t, rep, []string{"ok AGENTS.md", "warn CLAUDE.md"})
 }
 
 // A file git tracks is checked even under an ignored directory (added with
@@ -346,13 +340,7 @@ func TestRepoTrackedUnderIgnoredDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range rep.Results {
-		got = append(got, r.Status+" "+r.Path)
-	}
-	if diff := cmp.Diff([]string{"over docs/CLAUDE.md"}, got); diff != "" {
-		t.Errorf("results (-want +got):\n%s", diff)
-	}
+	wantStatuses(t, rep, []string{"over docs/CLAUDE.md"})
 }
 
 // A fallback file name is a name, not a pattern: its wildcard characters
@@ -366,13 +354,7 @@ func TestRepoFallbackNameIsLiteral(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range rep.Results {
-		got = append(got, r.Status+" "+r.Path)
-	}
-	if diff := cmp.Diff([]string{"ok sub/notes[1].md"}, got); diff != "" {
-		t.Errorf("results (-want +got):\n%s", diff)
-	}
+	wantStatuses(t, rep, []string{"ok sub/notes[1].md"})
 }
 
 // TestChain checks the AGENTS.md chain Codex loads in one directory: root
@@ -441,13 +423,7 @@ func TestRepoSkipsWhatTheIndexSkips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range rep.Results {
-		got = append(got, r.Status+" "+r.Path)
-	}
-	if diff := cmp.Diff([]string{"ok AGENTS.md", "ok svc/AGENTS.md"}, got); diff != "" {
-		t.Errorf("results (-want +got):\n%s", diff)
-	}
+	wantStatuses(t, rep, []string{"ok AGENTS.md", "ok svc/AGENTS.md"})
 	ix, err := index.New(context.Background(), &index.Options{Dir: root, NoCache: true})
 	if err != nil {
 		t.Fatal(err)
@@ -460,5 +436,17 @@ func TestRepoSkipsWhatTheIndexSkips(t *testing.T) {
 		if !indexed[r.Path] {
 			t.Errorf("check reports %s, which the index leaves out", r.Path)
 		}
+	}
+}
+
+// wantStatuses compares a report's results, as "status path", with want.
+func wantStatuses(t *testing.T, rep *Report, want []string) {
+	t.Helper()
+	var got []string
+	for _, r := range rep.Results {
+		got = append(got, r.Status+" "+r.Path)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
 	}
 }

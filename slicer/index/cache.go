@@ -420,22 +420,31 @@ type decoder struct {
 
 // istr is str, interned.
 func (d *decoder) istr() string {
-	n := d.uint()
+	b := d.strBytes()
 	if d.err != nil {
 		return ""
 	}
-	if n > uint64(len(d.b)) {
-		d.err = fmt.Errorf("%w: truncated string", errCorrupt)
-		return ""
-	}
-	b := d.b[:n]
-	d.b = d.b[n:]
 	if s, ok := d.intern[string(b)]; ok {
 		return s
 	}
 	s := string(b)
 	d.intern[s] = s
 	return s
+}
+
+// strBytes reads a length-prefixed string's bytes, still in d.b.
+func (d *decoder) strBytes() []byte {
+	n := d.uint()
+	if d.err != nil {
+		return nil
+	}
+	if n > uint64(len(d.b)) {
+		d.err = fmt.Errorf("%w: truncated string", errCorrupt)
+		return nil
+	}
+	b := d.b[:n]
+	d.b = d.b[n:]
+	return b
 }
 
 // count reads the length of a list, which cannot exceed the bytes left
@@ -473,19 +482,7 @@ func (d *decoder) byte() byte {
 	return c
 }
 
-func (d *decoder) str() string {
-	n := d.uint()
-	if d.err != nil {
-		return ""
-	}
-	if n > uint64(len(d.b)) {
-		d.err = fmt.Errorf("%w: truncated string", errCorrupt)
-		return ""
-	}
-	s := string(d.b[:n])
-	d.b = d.b[n:]
-	return s
-}
+func (d *decoder) str() string { return string(d.strBytes()) }
 
 func cmpErr(a, b error) error {
 	if a != nil {

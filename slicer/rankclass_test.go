@@ -1,0 +1,49 @@
+package slicer
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestRankSignals holds two ranking rules, each against the file the
+// task is about. A Go doc.go without definitions ranks as documentation:
+// a package comment repeats the task's words without being what changes.
+// A qualified name whose qualifier names nothing in the repository
+// ("path.Dir", "res.Body") counts as a plain word: it names the standard
+// library's Dir or a local's Body, not the repository's.
+func TestRankSignals(t *testing.T) {
+	prose := "// Package index encodes and decodes the git index.\n//\n" +
+		strings.Repeat("// The decoder reads each entry name; the encoder writes the prefix of each entry name with its length field.\n", 40) +
+		"package index\n"
+	decoder := "package index\n\n// Decoder reads an index.\ntype Decoder struct{ r io.Reader }\n\n" +
+		"// readEntry reads one entry.\nfunc (d *Decoder) readEntry() (string, error) {\n\tn := d.length() // the length field\n\treturn d.name(n)\n}\n"
+	options := "package git\n\n// CloneOptions describes a clone.\ntype CloneOptions struct {\n\t// Dir is where to clone.\n\tDir string\n}\n"
+	files := map[string]string{
+		"plumbing/format/index/doc.go":     prose,
+		"plumbing/format/index/decoder.go": decoder,
+		"options.go":                       options,
+		"x/worktree.go":                    "package worktree\n\n// Worktree is a checkout.\ntype Worktree struct {\n\tpath string\n}\n",
+	}
+	ix, read := memIndex(t, files)
+	cases := []struct {
+		task, first, not string
+	}{
+		{"format/index: the decoder truncates long entry names", "plumbing/format/index/decoder.go", ""},
+		{"the index encoder uses a path.Dir heuristic for the entry prefix", "plumbing/format/index/decoder.go", "options.go"},
+	}
+	for _, tc := range cases {
+		rk := rankTask(t, ix, read, tc.task)
+		if len(rk) == 0 || ix.Files[rk[0].file].Path != tc.first {
+			var got []string
+			for _, r := range rk {
+				got = append(got, ix.Files[r.file].Path)
+			}
+			t.Errorf("%q: ranked %v, want %s first", tc.task, got, tc.first)
+		}
+		for _, r := range rk {
+			if f := ix.Files[r.file].Path; f == tc.not && r.signals.Mention >= weightMention*mentionSymbol/2 {
+				t.Errorf("%q: %s has mention %.3f from a foreign qualifier (%v)", tc.task, f, r.signals.Mention, r.signals.Why)
+			}
+		}
+	}
+}
