@@ -3,6 +3,8 @@ package slicer
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestRankSignals holds two ranking rules, each against the file the
@@ -44,6 +46,31 @@ func TestRankSignals(t *testing.T) {
 			if f := ix.Files[r.file].Path; f == tc.not && r.signals.Mention >= weightMention*mentionSymbol/2 {
 				t.Errorf("%q: %s has mention %.3f from a foreign qualifier (%v)", tc.task, f, r.signals.Mention, r.signals.Why)
 			}
+		}
+	}
+}
+
+// TestMentionLines: only a name written as code points into a file's
+// lines (its definition gets the unit bonus); a plain word that happens to
+// name a definition ranks the file but points nowhere in it.
+func TestMentionLines(t *testing.T) {
+	files := map[string]string{
+		"build.go": "package b\n\n// Settings hold flags.\ntype Settings struct{ n int }\n\n// build builds.\nfunc build(s Settings) int {\n\treturn s.n\n}\n",
+	}
+	ix, read := memIndex(t, files)
+	for _, tc := range []struct {
+		task string
+		want []int
+	}{
+		{"the build settings are wrong", nil},
+		{"build() ignores the settings", []int{7}},
+	} {
+		rk := rankTask(t, ix, read, tc.task)
+		if len(rk) != 1 {
+			t.Fatalf("%q: ranked %d files, want 1", tc.task, len(rk))
+		}
+		if diff := cmp.Diff(tc.want, rk[0].lines); diff != "" {
+			t.Errorf("%q: lines pointed at (-want +got):\n%s", tc.task, diff)
 		}
 	}
 }
