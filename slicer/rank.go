@@ -617,7 +617,11 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 				}
 			}
 			add(i, mentionQuote/float64(len(files)), 0, fmt.Sprintf("quote %q", clip(quote, 40)))
-			out[i].lines = append(out[i].lines, lines...)
+			if len(lines) <= maxQuoteLines {
+				// A quote on a few lines points at them; one all over the
+				// file (a name in backticks) is a term there (fileUnits).
+				out[i].lines = append(out[i].lines, lines...)
+			}
 		}
 	}
 	for _, t := range out {

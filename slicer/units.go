@@ -25,6 +25,13 @@ const (
 	// weight, to a unit the task points at: the definition of a named
 	// symbol, a stack frame's line, a quoted string.
 	unitMentionBonus = 2.0
+	// maxQuoteUnits is how many units of a file a quote may hit and still
+	// point at them (the mention bonus); beyond, it counts as one strong
+	// term.
+	maxQuoteUnits = 2
+	// maxQuoteLines is the most lines of a file a quote may be found on and
+	// still point at them in the ranking's mention lines.
+	maxQuoteLines = 3
 	// tinyLines is the length up to which a definition is too small to be
 	// an excerpt alone (one constant of a list, a one-line alias): its
 	// paragraph is the unit instead.
@@ -258,6 +265,9 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	if maxW == 0 {
 		maxW = 1
 	}
+	// A quote found in a few units points at them; one found all over the
+	// file (`pattern`, `Stdout`: a name in backticks) is a strong term.
+	quoteUnits := map[int32]map[*acc]bool{}
 	for _, h := range p.stats[r.file].hits {
 		a := get(int(h.Line))
 		if a == nil {
@@ -266,10 +276,30 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		if h.Term >= 0 {
 			a.tf[h.Term]++
 			a.line[int(h.Line)] += p.termW[h.Term]
-		} else {
+			continue
+		}
+		if quoteUnits[h.Term] == nil {
+			quoteUnits[h.Term] = map[*acc]bool{}
+		}
+		quoteUnits[h.Term][a] = true
+	}
+	quoted := map[*acc]float64{}
+	for _, h := range p.stats[r.file].hits {
+		if h.Term >= 0 {
+			continue
+		}
+		a := get(int(h.Line))
+		if a == nil {
+			continue
+		}
+		if len(quoteUnits[h.Term]) <= maxQuoteUnits {
 			a.u.mention = true
 			a.line[int(h.Line)] += unitMentionBonus * maxW
 			a.u.why = appendOnce(a.u.why, "quote")
+		} else {
+			a.line[int(h.Line)] += maxW
+			quoted[a] = maxW
+			a.u.why = appendOnce(a.u.why, "quoted")
 		}
 	}
 	for _, line := range r.lines {
@@ -318,6 +348,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		if u.mention {
 			u.score += unitMentionBonus * maxW
 		}
+		u.score += quoted[a]
 		// Most matched terms first, for -explain.
 		sort.SliceStable(terms, func(i, j int) bool { return p.termW[terms[i]] > p.termW[terms[j]] })
 		for k, t := range terms {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +63,43 @@ func TestViewWithinGrows(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQuoteAllOverIsATerm: a quote found in many units of a file (a name in
+// backticks) counts as one strong term there, not as a pointer into each of
+// them (the mention bonus, which would rank every one of them like the
+// definition the task names). A quote found in one unit still points at it.
+func TestQuoteAllOverIsATerm(t *testing.T) {
+	c := testCounter(t)
+	var b strings.Builder
+	b.WriteString("package term\n\n")
+	for i := range 5 {
+		fmt.Fprintf(&b, "// Open%d returns a stream.\nfunc Open%d() *Stream {\n\treturn &Stream{n: %d} // `Stdout`\n}\n\n", i, i, i)
+	}
+	b.WriteString("// banner prints the error banner.\nfunc banner() string {\n\treturn \"cannot open terminal\"\n}\n")
+	files := map[string]string{"term/term.go": b.String(), "other.go": "package other\n\nfunc other() {}\n"}
+	for _, tc := range []struct {
+		task    string
+		pointed map[string]bool // unit name → whether the quote points at it
+	}{
+		{"`Stdout` loses the stream", map[string]bool{"Open0": false, "Open3": false}},
+		{"users see \"cannot open terminal\" on a stream", map[string]bool{"banner": true}},
+	} {
+		ix, read := memIndex(t, files)
+		p, rk, _, err := prepare(context.Background(), ix, tc.task, c, &SelectOptions{Budget: 100000, ReadFile: read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.reset()
+		got := map[string]bool{}
+		for _, u := range p.fileUnits(&rk[0], p.load(rk[0].file)) {
+			got[u.name] = u.mention
+		}
+		for name, want := range tc.pointed {
+			if m, ok := got[name]; !ok || m != want {
+				t.Errorf("%q: unit %s: pointed at %v (present %v), want %v", tc.task, name, m, ok, want)
+			}
+		}
 	}
 }
