@@ -228,3 +228,27 @@ func TestSelectReportsSkipsThatMatter(t *testing.T) {
 		t.Errorf("-v stderr %q does not list every skip", stderr)
 	}
 }
+
+// TestPathMatters: which skipped paths a task points at. A word of the
+// file's own name counts; a word of its directories only for code, so
+// "fit … to a budget" does not point at budget/tables/*.ranks or a fixture
+// under budget/testdata (this repository's README command reported them).
+func TestPathMatters(t *testing.T) {
+	task := "how does fit cut text to a budget? retry loses the request body"
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"budget/fit.go", true},                    // its name
+		{"budget/tables/cl100k_base.ranks", false}, // a directory word, not code
+		{"budget/testdata/tokens/invalid.txt", false},
+		{"budget/testdata/tokens/invalid.go", false}, // code, but a fixture
+		{"retry/latin1.go", true},                    // code in the package the task names
+		{"docs/request-body.md", true},               // its name
+		{"cache/cache.go", false},
+	} {
+		if got := pathMatters(tc.path, strings.ToLower(task), pathWords(task)); got != tc.want {
+			t.Errorf("pathMatters(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}

@@ -72,7 +72,21 @@ func pathMatters(p, lowerTask string, taskWords map[string]bool) bool {
 	if strings.Contains(lowerTask, lp) || strings.Contains(lowerTask, base) {
 		return true
 	}
-	for w := range pathWords(strings.TrimSuffix(p, path.Ext(p))) {
+	// A word of its own name always counts; a word of its directories
+	// only for code, which ranks with its package: a task about the
+	// budget points at budget/retry.go, not at budget/tables/x.ranks or
+	// a fixture under budget/testdata (this repository's README command
+	// reported three such files).
+	dir, name := path.Split(p)
+	for w := range pathWords(strings.TrimSuffix(name, path.Ext(name))) {
+		if taskWords[w] {
+			return true
+		}
+	}
+	if index.DetectLang(p, nil) == "" || index.InFixtureDir(p) {
+		return false
+	}
+	for w := range pathWords(dir) {
 		if taskWords[w] {
 			return true
 		}

@@ -180,6 +180,10 @@ func isTestPath(dirs []string, lower string) bool {
 		strings.HasSuffix(stem, "tests") || strings.HasSuffix(stem, "_spec")
 }
 
+// InFixtureDir reports whether p (slash-separated) lies under a test-data
+// directory: testdata/, fixtures/, __snapshots__/ and the like.
+func InFixtureDir(p string) bool { return isFixtureDir(strings.Split(p, "/")[:strings.Count(p, "/")]) }
+
 func isFixtureDir(dirs []string) bool {
 	for _, d := range dirs {
 		switch strings.ToLower(d) {

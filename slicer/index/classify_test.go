@@ -156,3 +156,18 @@ func TestBinaryAt(t *testing.T) {
 		}
 	}
 }
+
+func TestInFixtureDir(t *testing.T) {
+	for p, want := range map[string]bool{
+		"budget/testdata/tokens/invalid.txt": true,
+		"web/__fixtures__/a.json":            true,
+		"testdata/x.go":                      true,
+		"testdata.go":                        false,
+		"src/fixtures.go":                    false,
+		"budget/fit.go":                      false,
+	} {
+		if got := InFixtureDir(p); got != want {
+			t.Errorf("InFixtureDir(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
