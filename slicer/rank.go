@@ -408,13 +408,13 @@ type mentionTarget struct {
 
 // lookup holds the index's names for mention matching.
 type lookup struct {
-	ix       *index.Index
 	byPath   map[string]int
 	byBase   map[string][]int
 	byStem   map[string][]int
 	dirs     map[string][]int // directory path → files directly or deeply inside
 	dirNames map[string]bool  // base names of directories: Go and Python package names
 	topNames map[string]bool  // names of types, classes and variables defined outside any type or class
+	modules  map[string]bool  // lowered stems of files that name a module (all but Go's)
 	defs     map[string][]int // symbol name → files defining it (distinct, sorted)
 }
 
@@ -424,9 +424,9 @@ func newLookup(ix *index.Index) *lookup {
 		byBase:   map[string][]int{},
 		byStem:   map[string][]int{},
 		dirs:     map[string][]int{},
-		ix:       ix,
 		dirNames: map[string]bool{},
 		topNames: map[string]bool{},
+		modules:  map[string]bool{},
 		defs:     map[string][]int{},
 	}
 	for i := range ix.Files {
@@ -436,6 +436,9 @@ func newLookup(ix *index.Index) *lookup {
 		lk.byBase[base] = append(lk.byBase[base], i)
 		stem := strings.ToLower(strings.TrimSuffix(base, path.Ext(base)))
 		lk.byStem[stem] = append(lk.byStem[stem], i)
+		if f.Lang != "go" {
+			lk.modules[stem] = true // Python, Ruby, JavaScript: a file is a module; a Go file's name names no package
+		}
 		for d := path.Dir(f.Path); d != "." && d != "/"; d = path.Dir(d) {
 			lk.dirs[d] = append(lk.dirs[d], i)
 			lk.dirNames[path.Base(d)] = true
@@ -466,17 +469,7 @@ func (lk *lookup) foreignScope(scope string) bool {
 	case "", "self", "this", "cls", "super":
 		return false
 	}
-	if lk.topNames[scope] || lk.dirNames[scope] {
-		return false
-	}
-	// A module named by its file (Python, Ruby, JavaScript); a Go file's
-	// name names no package.
-	for _, i := range lk.byStem[strings.ToLower(scope)] {
-		if lk.ix.Files[i].Lang != "go" {
-			return false
-		}
-	}
-	return true
+	return !lk.topNames[scope] && !lk.dirNames[scope] && !lk.modules[strings.ToLower(scope)]
 }
 
 // matchMentions scores each file by what the task names. The result maps

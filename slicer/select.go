@@ -203,20 +203,19 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 		logf = func(string, ...any) {}
 	}
 	read := opts.ReadFile
+	var root *os.Root // the packer's from here on; Select closes it once packed
+	defer func() {
+		if err != nil && root != nil {
+			root.Close()
+		}
+	}()
 	if read == nil {
 		// One os.Root for all reads: like Index.ReadFile, symbolic links
 		// are followed only inside the work tree.
-		root, err := os.OpenRoot(ix.Root)
-		if err != nil {
+		var err error
+		if root, err = os.OpenRoot(ix.Root); err != nil {
 			return nil, nil, nil, fmt.Errorf("open %s: %w", ix.Root, err)
 		}
-		defer func() {
-			if p == nil {
-				root.Close()
-			} else {
-				p.root = root // closed by Select once packed
-			}
-		}()
 		read = func(p string) ([]byte, error) {
 			b, err := root.ReadFile(filepath.FromSlash(p))
 			if err != nil {
@@ -241,7 +240,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 		sizing = append(sizing, sz)
 	}
 	p = &packer{
-		ix: ix, c: c, read: read, r: r, sizing: sizing,
+		ix: ix, c: c, read: read, root: root, r: r, sizing: sizing,
 		redact: !opts.NoRedact, budget: opts.Budget,
 	}
 	// The task must fit with the longest note (every file left out)
