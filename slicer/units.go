@@ -238,9 +238,10 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	f := &p.ix.Files[r.file]
 	shape := newShape(f, l.lines)
 	type acc struct {
-		u    unit
-		tf   map[int32]int
-		line map[int]float64
+		u      unit
+		tf     map[int32]int
+		line   map[int]float64
+		quoted bool // holds a quote found all over the file: one strong term
 	}
 	byKey := map[unitKey]*acc{}
 	var order []*acc
@@ -267,6 +268,12 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	}
 	// A quote found in a few units points at them; one found all over the
 	// file (`pattern`, `Stdout`: a name in backticks) is a strong term.
+	type quoteHit struct {
+		a     *acc
+		line  int
+		quote int32
+	}
+	var quoteHits []quoteHit
 	quoteUnits := map[int32]map[*acc]bool{}
 	for _, h := range p.stats[r.file].hits {
 		a := get(int(h.Line))
@@ -278,27 +285,21 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 			a.line[int(h.Line)] += p.termW[h.Term]
 			continue
 		}
+		quoteHits = append(quoteHits, quoteHit{a, int(h.Line), h.Term})
 		if quoteUnits[h.Term] == nil {
 			quoteUnits[h.Term] = map[*acc]bool{}
 		}
 		quoteUnits[h.Term][a] = true
 	}
-	quoted := map[*acc]float64{}
-	for _, h := range p.stats[r.file].hits {
-		if h.Term >= 0 {
-			continue
-		}
-		a := get(int(h.Line))
-		if a == nil {
-			continue
-		}
-		if len(quoteUnits[h.Term]) <= maxQuoteUnits {
+	for _, h := range quoteHits {
+		a := h.a
+		if len(quoteUnits[h.quote]) <= maxQuoteUnits {
 			a.u.mention = true
-			a.line[int(h.Line)] += unitMentionBonus * maxW
+			a.line[h.line] += unitMentionBonus * maxW
 			a.u.why = appendOnce(a.u.why, "quote")
 		} else {
-			a.line[int(h.Line)] += maxW
-			quoted[a] = maxW
+			a.line[h.line] += maxW
+			a.quoted = true
 			a.u.why = appendOnce(a.u.why, "quoted")
 		}
 	}
@@ -348,7 +349,9 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		if u.mention {
 			u.score += unitMentionBonus * maxW
 		}
-		u.score += quoted[a]
+		if a.quoted {
+			u.score += maxW
+		}
 		// Most matched terms first, for -explain.
 		sort.SliceStable(terms, func(i, j int) bool { return p.termW[terms[i]] > p.termW[terms[j]] })
 		for k, t := range terms {
