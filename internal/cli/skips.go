@@ -65,7 +65,8 @@ func reportSelectSkips(e *env, task string, skips []index.Skip, verbose bool) {
 }
 
 // pathMatters reports whether the task (lowered, and as words) names p,
-// its file name, or a word of its path other than the extension.
+// its file name, or a word of its name; or, for code outside test data, a
+// word of its directories.
 func pathMatters(p, lowerTask string, taskWords map[string]bool) bool {
 	lp := strings.ToLower(p)
 	base := path.Base(lp)
@@ -78,16 +79,16 @@ func pathMatters(p, lowerTask string, taskWords map[string]bool) bool {
 	// a fixture under budget/testdata (this repository's README command
 	// reported three such files).
 	dir, name := path.Split(p)
-	for w := range pathWords(strings.TrimSuffix(name, path.Ext(name))) {
-		if taskWords[w] {
-			return true
-		}
+	if sharesWord(strings.TrimSuffix(name, path.Ext(name)), taskWords) {
+		return true
 	}
-	if index.DetectLang(p, nil) == "" || index.InFixtureDir(p) {
-		return false
-	}
-	for w := range pathWords(dir) {
-		if taskWords[w] {
+	return index.DetectLang(p, nil) != "" && !index.InFixtureDir(p) && sharesWord(dir, taskWords)
+}
+
+// sharesWord reports whether one of text's words (pathWords) is in words.
+func sharesWord(text string, words map[string]bool) bool {
+	for w := range pathWords(text) {
+		if words[w] {
 			return true
 		}
 	}
