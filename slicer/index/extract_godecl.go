@@ -237,16 +237,8 @@ func (g *goBodies) declarations(src []byte, seen map[string]struct{}) ([]Symbol,
 
 	clear(seen)
 	for i, t := range toks {
-		if t.kind != gIdent || d.marks[i] != 0 || t.end-t.start < 2 || t.end-t.start > 128 {
-			continue
-		}
-		w := src[t.start:t.end]
-		switch string(w) {
-		case "nil", "true", "false", "iota":
-			continue
-		}
-		if _, ok := seen[string(w)]; !ok {
-			seen[string(w)] = struct{}{}
+		if d.marks[i] == 0 {
+			addGoRef(seen, src, t)
 		}
 	}
 	if len(seen) >= maxRefs {

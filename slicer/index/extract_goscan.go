@@ -514,17 +514,24 @@ func (g *goBodies) plainBody(src []byte, toks []gtok, seen map[string]struct{}) 
 		if next < len(label) && label[next] == i {
 			continue
 		}
-		if t.kind != gIdent || t.end-t.start < 2 || t.end-t.start > 128 {
-			continue
-		}
-		w := src[t.start:t.end]
-		switch string(w) {
-		case "nil", "true", "false", "iota":
-			continue
-		}
-		if _, ok := seen[string(w)]; !ok {
-			seen[string(w)] = struct{}{}
-		}
+		addGoRef(seen, src, t)
 	}
 	return true
+}
+
+// addGoRef records token t of src in seen when it is an identifier that can
+// name a definition: 2 to 128 bytes, not nil, true, false or iota. The key
+// is allocated only for a name not seen yet.
+func addGoRef(seen map[string]struct{}, src []byte, t gtok) {
+	if t.kind != gIdent || t.end-t.start < 2 || t.end-t.start > 128 {
+		return
+	}
+	w := src[t.start:t.end]
+	switch string(w) {
+	case "nil", "true", "false", "iota":
+		return
+	}
+	if _, ok := seen[string(w)]; !ok {
+		seen[string(w)] = struct{}{}
+	}
 }
