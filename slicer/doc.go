@@ -119,13 +119,16 @@
 //  4. What is still free (only when few files matched) deepens the views
 //     in rank order or gives content to files that had none.
 //
-// Every block is counted exactly in each of the markdown, xml and json
-// forms, and the dearest count is its cost, so all formats hold the same
-// selection and each fits the budget; paths lists it.
+// Every block is counted exactly in both prompt forms, markdown and xml,
+// and the dearer count is its cost, so all formats hold the same
+// selection and each prompt fits the budget. Paths lists the selection
+// and json carries it to tools that render their own prompt; json's
+// own text is longer than the prompt by its escapes, so it is not what
+// the budget counts (sizing by it cost the prompt a fifth of its room).
 //
 // The prompt is then rendered (render.go: markdown, xml, json; paths
 // prints path<TAB>start-end,… per file shown) and counted with the exact
-// counter in every form. If one exceeds the budget (token merges at block
+// counter in both prompt forms. If one exceeds the budget (token merges at block
 // joins, the note's numbers), a binary search over the tail finds the
 // longest prefix of blocks and map lines that fits, every probe counted
 // exactly.

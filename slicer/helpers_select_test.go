@@ -1,6 +1,7 @@
 package slicer
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"testing"
@@ -44,4 +45,45 @@ func testCounter(t testing.TB) budget.Counter {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// promptFormat reports whether the budget counts format's Text itself;
+// paths and JSON describe the markdown prompt.
+func promptFormat(format string) bool {
+	return format == FormatMarkdown || format == FormatXML
+}
+
+// checkJSONDoc fails t unless sel.Text is a JSON document holding exactly
+// sel's files (path, ranges, content) and map, in order.
+func checkJSONDoc(t *testing.T, sel *Selection) {
+	t.Helper()
+	var doc struct {
+		Note  string `json:"note"`
+		Files []struct {
+			Path    string      `json:"path"`
+			Ranges  []LineRange `json:"ranges"`
+			Content string      `json:"content"`
+		} `json:"files"`
+		Signatures []struct {
+			Path string `json:"path"`
+		} `json:"signatures"`
+	}
+	if err := json.Unmarshal([]byte(sel.Text), &doc); err != nil {
+		t.Fatalf("json format: %v in %q", err, sel.Text)
+	}
+	if doc.Note != sel.Note || len(doc.Files) != len(sel.Files) || len(doc.Signatures) != len(sel.Map) {
+		t.Fatalf("json document: %d files, %d map entries, note %q; the selection has %d, %d, %q",
+			len(doc.Files), len(doc.Signatures), doc.Note, len(sel.Files), len(sel.Map), sel.Note)
+	}
+	for k, f := range doc.Files {
+		w := sel.Files[k]
+		if f.Path != w.Path || formatRanges(f.Ranges) != formatRanges(w.Ranges) || f.Content != w.Content {
+			t.Fatalf("json file %d: %s:%s (%d bytes), want %s:%s (%d bytes)", k, f.Path, formatRanges(f.Ranges), len(f.Content), w.Path, formatRanges(w.Ranges), len(w.Content))
+		}
+	}
+	for k, m := range doc.Signatures {
+		if m.Path != sel.Map[k].Path {
+			t.Fatalf("json signature %d: %s, want %s", k, m.Path, sel.Map[k].Path)
+		}
+	}
 }

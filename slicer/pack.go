@@ -2,7 +2,6 @@ package slicer
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"os"
 	"sort"
@@ -80,7 +79,7 @@ type view struct {
 	ranges []LineRange
 	units  []Unit // the definitions chosen, best first; nil when whole
 	body   string // the block's content, elision markers included
-	tokens int    // exact count of the block in the dearest format
+	tokens int    // exact count of the block in the dearer prompt format
 	path   string
 	lang   string
 	lines  int // lines in the file
@@ -92,7 +91,7 @@ type mapEntry struct {
 	path   string
 	sigs   []string
 	more   bool // the file has more definitions than sigs lists
-	tokens int  // exact count in the dearest format
+	tokens int  // exact count in the dearer prompt format
 }
 
 // loaded is a file's content, redacted, split into lines.
@@ -151,8 +150,8 @@ func (p *packer) load(i int) *loaded {
 	return l
 }
 
-// count is the exact count of the dearest rendering of part, as rendered
-// by each sizing renderer.
+// count is the exact count of part as rendered by the sizing renderers,
+// the prompt formats: the dearer of them.
 func (p *packer) count(part func(r *renderer) string) int {
 	n := 0
 	for _, r := range p.sizing {
@@ -514,6 +513,12 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 	return nil
 }
 
+// prompt reports whether the requested format is a prompt format, one
+// the budget counts; paths and JSON describe the markdown prompt.
+func (p *packer) prompt() bool {
+	return p.r.format != FormatPaths && p.r.format != FormatJSON
+}
+
 // omitted counts candidates in neither the content nor the map.
 func (p *packer) omitted(views []*view, maps []*mapEntry) int {
 	return max(0, p.omit-len(views)-len(maps))
@@ -569,7 +574,7 @@ func (p *packer) wholeView(r *ranked, l *loaded) *view {
 }
 
 // estimate is the token count of a view of ranges: the block frame, each
-// range counted alone in its dearest form (cached), and an elision marker
+// range counted alone (cached), and an elision marker
 // per gap. It is close to, not exactly, the count of the rendered block.
 func (p *packer) estimate(file int, l *loaded, ranges []LineRange) int {
 	n := blockFrameTokens
@@ -582,11 +587,6 @@ func (p *packer) estimate(file int, l *loaded, ranges []LineRange) int {
 		if !ok {
 			text := strings.Join(l.lines[rg.Start-1:min(rg.End, len(l.lines))], "\n") + "\n"
 			c = p.c.Count(text)
-			if len(p.sizing) > 1 {
-				// JSON escapes tabs, quotes and newlines: often dearer.
-				esc, _ := json.Marshal(text)
-				c = max(c, p.c.Count(string(esc)))
-			}
 			p.rangeTok[key] = c
 		}
 		n += c

@@ -96,8 +96,10 @@ func shownOf(sel *Selection) shown {
 }
 
 // TestSelectSameInEveryFormat is the one-selection property: at the same
-// budget every format shows the same files, lines and map, each within
-// the budget, and the paths format prints exactly those files and ranges.
+// budget every format shows the same files, lines and map, each prompt
+// format within the budget; the paths format prints exactly those files
+// and ranges, and the JSON document holds their content, and both report
+// the markdown prompt's count.
 func TestSelectSameInEveryFormat(t *testing.T) {
 	c := testCounter(t)
 	r := rand.New(rand.NewPCG(3, 4))
@@ -108,6 +110,7 @@ func TestSelectSameInEveryFormat(t *testing.T) {
 		budget := 300 + r.IntN(8000)
 		t.Run(fmt.Sprintf("%d-%d", trial, budget), func(t *testing.T) {
 			var want shown
+			tokens := map[string]int{}
 			for k, format := range formats {
 				sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: budget, Format: format, ReadFile: read})
 				if errors.Is(err, ErrTaskTooLarge) {
@@ -116,9 +119,10 @@ func TestSelectSameInEveryFormat(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if format != FormatPaths && c.Count(sel.Text) > budget {
+				if promptFormat(format) && c.Count(sel.Text) > budget {
 					t.Fatalf("%s: %d tokens > budget %d", format, c.Count(sel.Text), budget)
 				}
+				tokens[format] = sel.Tokens
 				got := shownOf(sel)
 				if k == 0 {
 					want = got
@@ -134,6 +138,12 @@ func TestSelectSameInEveryFormat(t *testing.T) {
 						t.Fatalf("paths output (-want +got):\n%s", diff)
 					}
 				}
+				if format == FormatJSON {
+					checkJSONDoc(t, sel)
+				}
+			}
+			if tokens[FormatJSON] != tokens[FormatMarkdown] || tokens[FormatPaths] != tokens[FormatMarkdown] {
+				t.Errorf("Tokens by format %v: json and paths must report the markdown prompt's count", tokens)
 			}
 		})
 	}

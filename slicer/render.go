@@ -120,23 +120,33 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 		b.WriteString("</context>\n")
 		return b.String()
 	case FormatJSON:
-		doc := struct {
-			Task       string     `json:"task,omitempty"`
-			Note       string     `json:"note"`
-			Files      []jsonFile `json:"files"`
-			Signatures []jsonMap  `json:"signatures"`
-		}{Task: r.task, Note: note, Files: []jsonFile{}, Signatures: []jsonMap{}}
-		if r.noTask {
-			doc.Task = ""
+		// Compact, one file or map entry per line: the document is for
+		// tools, and indentation would only add tokens to a request that
+		// embeds it.
+		var b strings.Builder
+		b.WriteString("{")
+		if !r.noTask {
+			b.WriteString(`"task":` + r.taskBlock() + ",")
 		}
-		for _, v := range views {
-			doc.Files = append(doc.Files, r.jsonFile(v))
+		note, _ := json.Marshal(note)
+		b.WriteString("\n\"note\":" + string(note) + ",\n\"files\":[")
+		for k, v := range views {
+			if k > 0 {
+				b.WriteString(",")
+			}
+			f, _ := json.Marshal(r.jsonFile(v))
+			b.WriteString("\n" + string(f))
 		}
-		for _, m := range maps {
-			doc.Signatures = append(doc.Signatures, jsonMap{m.path, m.sigs, m.more})
+		b.WriteString("],\n\"signatures\":[")
+		for k, m := range maps {
+			if k > 0 {
+				b.WriteString(",")
+			}
+			e, _ := json.Marshal(jsonMap{m.path, m.sigs, m.more})
+			b.WriteString("\n" + string(e))
 		}
-		out, _ := json.MarshalIndent(doc, "", " ")
-		return string(out) + "\n"
+		b.WriteString("]}\n")
+		return b.String()
 	case FormatPaths:
 		var b strings.Builder
 		for _, v := range views {
@@ -178,10 +188,6 @@ func (r *renderer) block(v *view) string {
 	case FormatXML:
 		return fmt.Sprintf("<file path=\"%s\" lines=\"%s\" of=\"%d\" granularity=\"%s\">\n%s</file>\n",
 			xmlEscape(v.path), ranges, v.lines, v.gran, strings.ReplaceAll(v.body, "</file>", "&lt;/file>"))
-	case FormatJSON:
-		// Sized as its JSON object; render builds the document.
-		b, _ := json.Marshal(r.jsonFile(v))
-		return string(b)
 	}
 	kind := "excerpts"
 	if v.gran == GranWhole {

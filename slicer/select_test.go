@@ -147,7 +147,7 @@ func TestSelectFitsAndIsDeterministic(t *testing.T) {
 			if a.Tokens > budget {
 				t.Fatalf("Tokens = %d > budget %d", a.Tokens, budget)
 			}
-			if format != FormatPaths {
+			if promptFormat(format) {
 				if n := c.Count(a.Text); n != a.Tokens || n > budget {
 					t.Fatalf("Count(Text) = %d, Tokens = %d, budget %d", n, a.Tokens, budget)
 				}
@@ -187,7 +187,7 @@ func TestSelectTaskTooLarge(t *testing.T) {
 		t.Fatalf("Select error = %#v, want a *budget.TaskTooLargeError", err)
 	}
 	need := c.Count(newRenderer(FormatMarkdown, strings.TrimRight(task, "\n\r\t "), ix).render(nil, nil, len(ix.Files)))
-	for _, f := range []string{FormatXML, FormatJSON} {
+	for _, f := range []string{FormatXML} {
 		need = max(need, c.Count(newRenderer(f, strings.TrimRight(task, "\n\r\t "), ix).render(nil, nil, len(ix.Files))))
 	}
 	if tl.Need != need || tl.Budget != 100 {
@@ -355,8 +355,9 @@ func golden(t *testing.T, file, got string) {
 }
 
 // FuzzSelectBudget checks the hard cap on arbitrary tasks and budgets: the
-// rendered output never exceeds the budget, and a task that cannot fit is
-// reported as ErrTaskTooLarge, never cut.
+// rendered prompt never exceeds the budget (paths and JSON report its
+// count), and a task that cannot fit is reported as ErrTaskTooLarge,
+// never cut.
 func FuzzSelectBudget(f *testing.F) {
 	f.Add("retry on 503 loses the request body", 300, uint8(0))
 	f.Add("Cache.Get \"cache: key not found\" cache/cache.go:12", 120, uint8(1))
@@ -379,7 +380,7 @@ func FuzzSelectBudget(f *testing.F) {
 		if sel.Tokens > budget {
 			t.Fatalf("Tokens %d > budget %d", sel.Tokens, budget)
 		}
-		if fm != FormatPaths {
+		if promptFormat(fm) {
 			if n := c.Count(sel.Text); n > budget {
 				t.Fatalf("Count(Text) %d > budget %d", n, budget)
 			}

@@ -710,6 +710,25 @@ func TestFitResult(t *testing.T) {
 			t.Errorf("budget %d, max %d bytes: %d tokens (reported %d), %d bytes", tc.budget, tc.maxBytes, tokens, n, size)
 		}
 	}
+	// A selection is a step function of its budget: here builds for
+	// 300-449 give one result, 5 tokens over the limit (JSON costs this
+	// text 1.25 times its tokens). A round that steps by the ratio alone
+	// lands on it again (as TestConcurrentCalls did, 402, 390 and 379 in
+	// a row); a step that doubles on each repeat leaves it.
+	steps := func(b int) (result, error) {
+		if b >= 300 && b < 450 {
+			return build(484)
+		}
+		return build(b)
+	}
+	if r, _ := steps(400); func() bool { n, _, _ := measure(r, c); return n <= 600 }() {
+		t.Fatal("the step's result fits: the case tests nothing")
+	}
+	if out, _, err := fitResult(600, 1<<20, c, steps); err != nil {
+		t.Errorf("a step over the limit: %v", err)
+	} else if tokens, _, _ := measure(out, c); tokens > 600 {
+		t.Errorf("a step over the limit: %d tokens", tokens)
+	}
 	if _, _, err := fitResult(10, 1<<20, c, func(int) (result, error) { return result{strings.Repeat("x ", 100)}, nil }); err == nil {
 		t.Error("a result that never shrinks: want an error")
 	}
