@@ -60,6 +60,9 @@ type mentionPatterns struct {
 	// quote matches double-quoted, backquoted and single-quoted strings on
 	// one line.
 	quote *regexp.Regexp
+	// flag matches a long command-line flag, --all or --no-verify,
+	// after a space, a quote or an opening bracket; group 1 is its name.
+	flag *regexp.Regexp
 }
 
 // mentionREs returns the compiled mentionPatterns.
@@ -70,6 +73,7 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 		path:    regexp.MustCompile(`[A-Za-z0-9_.@~+\-]*(?:/[A-Za-z0-9_.@~+\-]+)+/?|[A-Za-z0-9_\-+@]+(?:\.[A-Za-z0-9_\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b`),
 		url:     regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`),
 		ident:   regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`),
+		flag:    regexp.MustCompile("(?:^|[\\s(\\[`'\"])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\\b"),
 		quote:   regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'"),
 	}
 })

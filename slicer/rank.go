@@ -127,6 +127,7 @@ type query struct {
 	termIdx map[string]int // term → index in terms
 	qtf     []int          // occurrences of each term in the task
 	m       mentions
+	keep    map[string]bool // stop words written as flags, kept as terms
 }
 
 func newQuery(task string) *query {
@@ -135,9 +136,9 @@ func newQuery(task string) *query {
 	// URLs name other repositories and hosts; their words (github, com,
 	// blob, a commit hash) would match everything.
 	lexical := mentionREs().url.ReplaceAllString(task, " ")
-	for _, t := range terms(lexical) {
-		counts[t]++
-	}
+	q.keep = flagWords(lexical)
+	sc := termScanner{keep: q.keep}
+	sc.scan([]byte(lexical), func(t []byte) { counts[string(t)]++ })
 	for _, t := range phraseCompounds(lexical) {
 		counts[t]++
 	}
@@ -151,6 +152,24 @@ func newQuery(task string) *query {
 		q.qtf[i] = counts[t]
 	}
 	return q
+}
+
+// flagWords returns the stop words the task writes as a command-line
+// flag: in "log --all" or "--no-verify", "all" and "no" name an option
+// (NewCommitAllIter, NoVerify), not English. Nil when there are none.
+func flagWords(task string) map[string]bool {
+	var keep map[string]bool
+	for _, m := range mentionREs().flag.FindAllStringSubmatch(task, -1) {
+		for _, w := range strings.Split(strings.ToLower(m[1]), "-") {
+			if t := string(stem([]byte(w))); isStopWord([]byte(t)) {
+				if keep == nil {
+					keep = map[string]bool{}
+				}
+				keep[t] = true
+			}
+		}
+	}
+	return keep
 }
 
 // phraseCompounds returns the compounds of adjacent words of the task:
@@ -249,7 +268,7 @@ func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read 
 			only[prefixKey([]byte(t))] = true
 		}
 	}
-	pool := sync.Pool{New: func() any { return &termScanner{only: only} }}
+	pool := sync.Pool{New: func() any { return &termScanner{only: only, keep: q.keep} }}
 	for lo := 0; lo < len(ix.Files); lo += chunk {
 		hi := min(lo+chunk, len(ix.Files))
 		g.Go(func() error {
@@ -335,7 +354,7 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 	// Path field: the terms of each path.
 	pathTF := make([][]int32, n)
 	pathLen := make([]int, n)
-	var sc termScanner
+	sc := termScanner{keep: q.keep}
 	for i := range ix.Files {
 		tf := make([]int32, len(q.terms))
 		pathLen[i] = sc.scan([]byte(ix.Files[i].Path), func(t []byte) {

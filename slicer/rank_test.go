@@ -142,3 +142,41 @@ func TestPairKey(t *testing.T) {
 		}
 	}
 }
+
+// TestFlagWords: a stop word written as a long flag (--all, --no-verify)
+// is a term of the task and of the code, so that "log --all" reaches
+// NewCommitAllIter; the same word in prose stays a stop word.
+func TestFlagWords(t *testing.T) {
+	for _, tc := range []struct {
+		task string
+		want []string // the stop words kept
+	}{
+		{"Ignore missing references on log --all", []string{"all"}},
+		{"add `--no-verify` to commit (--all)", []string{"all", "no"}},
+		{"fix all the things", nil},
+		{"a--all b, --verbose", nil}, // inside a word; not a stop word
+	} {
+		q := newQuery(tc.task)
+		var got []string
+		for w := range q.keep {
+			got = append(got, w)
+		}
+		if diff := cmp.Diff(tc.want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b }), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%q: kept (-want +got):\n%s", tc.task, diff)
+		}
+		for _, w := range tc.want {
+			if _, ok := q.termIdx[w]; !ok {
+				t.Errorf("%q: %q is not a term (%v)", tc.task, w, q.terms)
+			}
+		}
+	}
+	ix, read := memIndex(t, map[string]string{
+		// Alike but for All; a tie would put a.go first.
+		"walk/a.go": "package walk\n\n// NewCommitOneIter walks every reference.\nfunc NewCommitOneIter() {}\n",
+		"walk/b.go": "package walk\n\n// NewCommitAllIter walks every reference.\nfunc NewCommitAllIter() {}\n",
+	})
+	rk := rankTask(t, ix, read, "walk every reference on log --all")
+	if len(rk) == 0 || ix.Files[rk[0].file].Path != "walk/b.go" {
+		t.Errorf("log --all: first %v, want walk/b.go", rk)
+	}
+}

@@ -17,6 +17,9 @@ type termScanner struct {
 	// is the fast path of the content scan, where only the task's terms
 	// matter; stemming never changes a term's first two bytes.
 	only *prefixSet
+	// keep holds the stop words the task raised to terms (flagWords):
+	// they are emitted like any other term.
+	keep map[string]bool
 }
 
 // prefixSet is a set of two-byte term prefixes.
@@ -156,7 +159,7 @@ func (s *termScanner) part(p []byte, emit func([]byte)) bool {
 		return true
 	}
 	t := stem(s.buf)
-	if !isStopWord(t) {
+	if !isStopWord(t) || s.keep[string(t)] {
 		emit(t)
 	}
 	return true
