@@ -88,8 +88,9 @@
 // imports, at most maxPreambleLines), placed right after the best unit.
 // Import lines are never a unit of their own. Each unit is scored as a
 // definition: BM25 of the task's terms inside it, weighted by their IDF
-// over the repository, against the file's average definition length
-// (unitK1, unitB), plus unitMentionBonus times the strongest term weight
+// over the repository and, softened (unitFileIDFExp), over the file's own
+// units, against the file's average definition length (unitK1, unitB),
+// plus unitMentionBonus times the strongest term weight
 // when the task points into it (a named symbol's definition, a stack
 // frame's line, a quoted string). Units are taken as a prefix of that
 // order; the first that does not fit its room shows as its header, its

@@ -340,3 +340,42 @@ func TestSelectNoTask(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitFileIDF: within one file, a term in every definition weighs
+// less in ranking them than one in a single definition, so the task's
+// distinctive word picks the definition; the weight of a term in one unit
+// is its collection weight.
+func TestUnitFileIDF(t *testing.T) {
+	p := &packer{termW: []float64{2, 2, 2}}
+	w := p.unitWeights([]map[int32]int{{0: 3}, {0: 1, 1: 1}, {0: 2}, {0: 1}}, 4)
+	if w[1] != 2 || !(w[0] < w[1]/2) || w[2] != 2 {
+		t.Errorf("weights %v: want the term in one unit at 2, the one in all four below 1, the unused one at 2", w)
+	}
+	var b strings.Builder
+	b.WriteString("package push\n")
+	for _, name := range []string{"Push", "PushAll", "PushSome", "PushOne"} {
+		fmt.Fprintf(&b, "\n// %s pushes: push, push and push again.\nfunc %s() {\n\tpush()\n\tpush()\n\tpush()\n\tpush()\n}\n", name, name)
+	}
+	b.WriteString("\n// Forced marks it.\nfunc Forced() {\n\ttag()\n}\n")
+	for k := 0; k < 6; k++ {
+		fmt.Fprintf(&b, "\n// Filler%d does other work.\nfunc Filler%d() {\n\tpush()\n}\n", k, k)
+	}
+	// Without the file's own IDF, Push (push eight times) outscores
+	// Forced (tag once): both terms are in this file only. The budget
+	// holds one of them.
+	ix, read := memIndex(t, map[string]string{"push/push.go": b.String(), "other/other.go": "package other\n\n// Work works.\nfunc Work() {}\n"})
+	c := testCounter(t)
+	sel, err := Select(context.Background(), ix, "push rejects a tag", c, &SelectOptions{Budget: 160, ReadFile: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range sel.Files {
+		if f.Path == "push/push.go" {
+			if !strings.Contains(f.Content, "func Forced()") {
+				t.Errorf("push.go shows %v, want the one definition with the tag:\n%s", formatRanges(f.Ranges), f.Content)
+			}
+			return
+		}
+	}
+	t.Errorf("push/push.go not shown: %v", sel.Files)
+}

@@ -25,6 +25,15 @@ const (
 	// weight, to a unit the task points at: the definition of a named
 	// symbol, a stack frame's line, a quoted string.
 	unitMentionBonus = 2.0
+	// unitFileIDFExp softens the within-file inverse document frequency
+	// that scales a term's weight over the units of one file: a term in
+	// every definition of the file (remote in remote.go) tells them apart
+	// less than one in a few, but it still says the file is about it.
+	// 0 ignores it, 1 applies it in full. Measured on the kit's eight
+	// repositories at 8k/16k/32k: 0.5 raised lines all % in 7 of 24 cells
+	// and lowered it in one (+0.4 points a cell on average); 1 moved 10
+	// cells, 5 each way.
+	unitFileIDFExp = 0.5
 	// maxQuoteUnits is how many units of a file a quote may hit and still
 	// point at them (the mention bonus); beyond, it counts as one strong
 	// term.
@@ -327,6 +336,11 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	for _, w := range p.termW {
 		total += w
 	}
+	tfs := make([]map[int32]int, len(order))
+	for k, a := range order {
+		tfs[k] = a.tf
+	}
+	unitW := p.unitWeights(tfs, defs)
 	us := make([]unit, 0, len(order))
 	for _, a := range order {
 		u := a.u
@@ -340,7 +354,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		matched := 0.0
 		for _, t := range terms {
 			tf := float64(a.tf[t])
-			u.score += p.termW[t] * tf * (unitK1 + 1) / (tf + norm)
+			u.score += unitW[t] * tf * (unitK1 + 1) / (tf + norm)
 			matched += p.termW[t]
 		}
 		if total > 0 {
@@ -388,6 +402,31 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	}
 	p.units[r.file] = us
 	return us
+}
+
+// unitWeights returns each term's weight for ranking the units of one
+// file: its weight in the collection times its inverse document frequency
+// among the file's units, relative to a term in one unit, to the power
+// unitFileIDFExp. The units counted are those hit, or the file's
+// definitions when it has more.
+func (p *packer) unitWeights(tfs []map[int32]int, defs int) []float64 {
+	df := make([]int, len(p.termW))
+	for _, tf := range tfs {
+		for t := range tf {
+			df[t]++
+		}
+	}
+	n := float64(max(len(tfs), defs))
+	idf := func(k float64) float64 { return math.Log(1 + (n-k+0.5)/(k+0.5)) }
+	w := append([]float64(nil), p.termW...)
+	if one := idf(1); one > 0 {
+		for t := range w {
+			if df[t] > 0 {
+				w[t] *= math.Pow(idf(float64(df[t]))/one, unitFileIDFExp)
+			}
+		}
+	}
+	return w
 }
 
 // preamble returns the last line of a file's import section, when it is
