@@ -59,6 +59,13 @@ const (
 	tailFileShare = 0.02
 	minTail       = 60
 	maxTail       = 320
+	// maxBreadthMisses ends breadth, and the last pass over what is
+	// still free, after that many files in a row that show nothing: what
+	// is left is too small for the next files' excerpts, and every try
+	// reads and redacts a file (measured on moby at 16k: 158 files read
+	// instead of 34, packing 2.5 times slower, once the breadth share
+	// fell to 0.15).
+	maxBreadthMisses = 24
 	// mapShare is the share of the context budget kept for the signature
 	// map: enough for the model to know what else exists, small enough not
 	// to starve the content.
@@ -244,16 +251,18 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	// strongly.
 	pool := tailBudget + rest + spare
 	tailCap := min(maxTail, max(minTail, int(float64(ctxBudget)*tailFileShare)))
+	misses := 0
 	for _, r := range cands[deep:] {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if pool < minBlock {
+		if pool < minBlock || misses == maxBreadthMisses {
 			break
 		}
 		if p.chosen[r.file] {
 			continue
 		}
+		misses++
 		if !p.strong(r) {
 			// A small file goes in whole, as breadth, if it fits the cap.
 			w := p.wholeIfWithin(r, min(tailCap, pool))
@@ -263,6 +272,7 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 			p.views = append(p.views, w)
 			p.chosen[r.file] = true
 			pool -= w.tokens
+			misses = 0
 			continue
 		}
 		v := p.viewWithin(r, min(tailCap, pool), 1)
@@ -272,6 +282,7 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		p.views = append(p.views, v)
 		p.chosen[r.file] = true
 		pool -= v.tokens
+		misses = 0
 	}
 	// The signature map: the next files, one entry each.
 	pool += mapBudget
@@ -302,8 +313,9 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		mapOf[m.rk.file] = k
 	}
 	var extra []*view
+	misses = 0
 	for _, r := range cands {
-		if pool < minBlock {
+		if pool < minBlock || misses == maxBreadthMisses {
 			break
 		}
 		if k, ok := viewOf[r.file]; ok {
@@ -322,13 +334,17 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		if inMap {
 			room += p.maps[m].tokens
 		}
-		if w := p.viewWithin(r, room, 0); w != nil {
-			pool = room - w.tokens
-			extra = append(extra, w)
-			p.chosen[r.file] = true
-			if inMap {
-				p.maps[m] = nil
-			}
+		w := p.viewWithin(r, room, 0)
+		if w == nil {
+			misses++
+			continue
+		}
+		misses = 0
+		pool = room - w.tokens
+		extra = append(extra, w)
+		p.chosen[r.file] = true
+		if inMap {
+			p.maps[m] = nil
 		}
 	}
 	p.views = append(p.views, extra...)

@@ -379,3 +379,52 @@ func TestUnitFileIDF(t *testing.T) {
 	}
 	t.Errorf("push/push.go not shown: %v", sel.Files)
 }
+
+// TestBreadthStopsAfterMisses: when no next file's excerpt fits what is
+// left for breadth, breadth stops after maxBreadthMisses of them instead
+// of reading every candidate (each read is redacted; on moby it made
+// packing 2.5 times slower).
+func TestBreadthStopsAfterMisses(t *testing.T) {
+	files := map[string]string{"top/top.go": "package top\n\n// Retry retries the request body.\nfunc Retry() {}\n"}
+	long := strings.Repeat("alpha beta gamma delta epsilon zeta eta theta iota kappa ", 3)
+	for k := range 80 {
+		// One long definition each, hit once: neither it nor a window of
+		// it fits a breadth excerpt's cap at this budget.
+		var b strings.Builder
+		fmt.Fprintf(&b, "package p%d\n\nfunc F%d() {\n", k, k)
+		for i := range 40 {
+			if i == 20 {
+				b.WriteString("\t// retry the request body\n")
+			}
+			fmt.Fprintf(&b, "\t_ = \"%s%d\"\n", long, i)
+		}
+		b.WriteString("}\n")
+		files[fmt.Sprintf("p%02d/f.go", k)] = b.String()
+	}
+	ix, read := memIndex(t, files)
+	reads := 0
+	counted := func(p string) ([]byte, error) { reads++; return read(p) }
+	c := testCounter(t)
+	p, rk, _, err := prepare(context.Background(), ix, "retry the request body", c, &SelectOptions{Budget: 3000, ReadFile: counted, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The best file far ahead, so that depth ends with it and the others
+	// are breadth.
+	for k := range rk {
+		if ix.Files[rk[k].file].Path == "top/top.go" {
+			rk[0], rk[k] = rk[k], rk[0]
+		}
+	}
+	for k := range rk {
+		rk[k].signals.Score = 0.021
+	}
+	rk[0].signals.Score = 1
+	reads = 0
+	if err := p.pack(context.Background(), rk); err != nil {
+		t.Fatal(err)
+	}
+	if reads > 40 {
+		t.Errorf("packing read %d of %d files, want at most 40 (the best file, %d breadth misses, the last pass)", reads, len(ix.Files), maxBreadthMisses)
+	}
+}
