@@ -128,8 +128,8 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 		if !r.noTask {
 			b.WriteString(`"task":` + r.taskBlock() + ",")
 		}
-		note, _ := json.Marshal(note)
-		b.WriteString("\n\"note\":" + string(note) + ",\n\"files\":[")
+		nj, _ := json.Marshal(note)
+		b.WriteString("\n\"note\":" + string(nj) + ",\n\"files\":[")
 		for k, v := range views {
 			if k > 0 {
 				b.WriteString(",")
