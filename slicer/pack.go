@@ -137,7 +137,7 @@ type packer struct {
 	maps     []*mapEntry
 	chosen   map[int]bool
 	text     string
-	tokens   int
+	tokens   int // the count of text; for paths and json, of the markdown prompt
 	omit     int
 }
 
@@ -532,7 +532,12 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 	kv := min(n, len(views))
 	p.views, p.maps = views[:kv], maps[:max(0, n-len(views))]
 	p.text = p.r.render(p.views, p.maps, p.omitted(p.views, p.maps))
-	p.tokens = p.c.Count(p.text)
+	if p.prompt() {
+		p.tokens = p.c.Count(p.text)
+	} else {
+		// Paths and JSON report the markdown prompt they describe.
+		p.tokens = p.c.Count(p.sizing[0].render(p.views, p.maps, p.omitted(p.views, p.maps)))
+	}
 	return nil
 }
 

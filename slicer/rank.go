@@ -137,8 +137,9 @@ func newQuery(task string) *query {
 	// blob, a commit hash) would match everything.
 	lexical := mentionREs().url.ReplaceAllString(task, " ")
 	q.keep = flagWords(lexical)
-	sc := termScanner{keep: q.keep}
-	sc.scan([]byte(lexical), func(t []byte) { counts[string(t)]++ })
+	for _, t := range terms(lexical, q.keep) {
+		counts[t]++
+	}
 	for _, t := range phraseCompounds(lexical) {
 		counts[t]++
 	}

@@ -312,9 +312,6 @@ func loadHistory(ctx context.Context, ix *index.Index, opts *SelectOptions) (*hi
 // fill copies the packing into sel.
 func (p *packer) fill(sel *Selection, rk []ranked, explain bool) {
 	sel.Text, sel.Tokens = p.text, p.tokens
-	if !p.prompt() {
-		sel.Tokens = p.c.Count(p.sizing[0].render(p.views, p.maps, p.omitted(p.views, p.maps)))
-	}
 	sel.Omitted = p.omitted(p.views, p.maps)
 	sel.Note = p.r.note(p.views, p.maps, sel.Omitted)
 	shown := map[int]bool{}

@@ -165,9 +165,10 @@ func (s *termScanner) part(p []byte, emit func([]byte)) bool {
 	return true
 }
 
-// terms returns the terms of text as strings, in order, with repeats.
-func terms(text string) []string {
-	var s termScanner
+// terms returns the terms of text as strings, in order, with repeats;
+// keep holds stop words to keep as terms (flagWords), or is nil.
+func terms(text string, keep map[string]bool) []string {
+	s := termScanner{keep: keep}
 	var out []string
 	s.scan([]byte(text), func(t []byte) { out = append(out, string(t)) })
 	return out

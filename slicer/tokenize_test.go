@@ -23,7 +23,7 @@ func TestTerms(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if diff := cmp.Diff(tc.want, terms(tc.in)); diff != "" {
+			if diff := cmp.Diff(tc.want, terms(tc.in, nil)); diff != "" {
 				t.Errorf("terms(%q) (-want +got):\n%s", tc.in, diff)
 			}
 		})
