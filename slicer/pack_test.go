@@ -258,6 +258,42 @@ func TestUnits(t *testing.T) {
 		{Name: "rebuild", Kind: "method", Start: 5, End: 7, Scope: "Session"},
 		{Name: "close", Kind: "method", Start: 9, End: 11, Scope: "Session"},
 	}}
+	js := []string{
+		"/**",                         // 1
+		" * Return ETag for `body`.",  // 2
+		" */",                         // 3
+		"",                            // 4
+		"exports.etag = function(b){", // 5
+		"  return crc32(b);",          // 6
+		"};",                          // 7
+		"",                            // 8
+		"// tag: not a doc comment",   // 9
+		"",                            // 10
+		"exports.weak = function(b){", // 11
+		"  return 'W/' + etag(b);",    // 12
+		"};",                          // 13
+	}
+	jf := &index.File{Lang: "javascript", Symbols: []index.Symbol{
+		{Name: "etag", Kind: "function", Start: 5, End: 7},
+		{Name: "weak", Kind: "function", Start: 11, End: 13},
+	}}
+	jsh := newShape(jf, js)
+	for _, tc := range []struct {
+		line int
+		want LineRange
+		name string
+	}{
+		{2, LineRange{1, 7}, "etag"}, // a JSDoc block a blank line above documents the function
+		{6, LineRange{1, 7}, "etag"},
+		{12, LineRange{11, 13}, "weak"}, // a line comment a blank line above does not
+		{9, LineRange{9, 9}, ""},
+	} {
+		u, ok := jsh.unitAt("javascript", js, tc.line)
+		if !ok || u.r != tc.want || u.name != tc.name {
+			t.Errorf("javascript line %d: got %v %+v %q, want %+v %q", tc.line, ok, u.r, u.name, tc.want, tc.name)
+		}
+	}
+
 	ps := newShape(pf, py)
 	for _, tc := range []struct {
 		line  int

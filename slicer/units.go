@@ -134,7 +134,19 @@ func newShape(f *index.File, lines []string) *fileShape {
 		}
 		for d := 0; d < maxDocLines && s.doc[k] > 1; d++ {
 			prev := s.doc[k] - 1
-			if int(s.owner[prev-1]) != s.parent[k] || !isPreamble(f.Lang, strings.TrimSpace(lines[prev-1])) {
+			if int(s.owner[prev-1]) != s.parent[k] {
+				break
+			}
+			// A block comment closed one blank line above the definition
+			// documents it too: older JavaScript puts a blank line between
+			// a JSDoc block and `exports.etag = function`, and alone the
+			// comment is a unit that hits the task's words without the code.
+			if s.doc[k] == sym.Start && prev > 1 && f.Lang != "python" && strings.TrimSpace(lines[prev-1]) == "" &&
+				int(s.owner[prev-2]) == s.parent[k] && strings.HasSuffix(strings.TrimSpace(lines[prev-2]), "*/") {
+				s.doc[k] = prev
+				continue
+			}
+			if !isPreamble(f.Lang, strings.TrimSpace(lines[prev-1])) {
 				break
 			}
 			s.doc[k] = prev
