@@ -99,11 +99,32 @@ func classFactor(c index.Class) float64 {
 // Measured on go-git: plumbing/format/index/doc.go, a 4.9k-token format
 // description, ranked above the decoder a task was about and took the
 // budget, whole.
+//
+// A source file under an examples directory ranks as a test: like a test,
+// it is usage of the code, written in the words of its API, and rarely
+// where a change goes. Measured on express, whose examples/ took 2.5 of
+// the top 10 files per kit task and held no gold file: lines all % +3 at
+// 8k and +2 at 16k, no other kit cell moved.
 func rankClass(f *index.File) index.Class {
 	if f.Class == index.Source && len(f.Symbols) == 0 && path.Base(f.Path) == "doc.go" {
 		return index.Doc
 	}
+	if f.Class == index.Source && isExample(f.Path) {
+		return index.Test
+	}
 	return f.Class
+}
+
+// isExample reports whether p is under a directory of examples, demos or
+// samples (examples/, _examples/, example/, demo/, samples/).
+func isExample(p string) bool {
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		switch strings.ToLower(strings.TrimPrefix(seg, "_")) {
+		case "example", "examples", "demo", "demos", "sample", "samples":
+			return true
+		}
+	}
+	return false
 }
 
 // Signals is the breakdown of one file's score; each field is the signal's

@@ -74,3 +74,36 @@ func TestMentionLines(t *testing.T) {
 		}
 	}
 }
+
+// TestExampleRanksAsTest: a source file under an examples directory ranks
+// as a test, below the code it uses, though it repeats the task's words
+// more often.
+func TestExampleRanksAsTest(t *testing.T) {
+	files := map[string]string{
+		"lib/response.js":        "// Send a response with an etag.\nexports.send = function(body){\n  this.set('ETag', etag(body));\n  return this.end(body);\n};\n",
+		"examples/etag/index.js": "// An etag example: send, etag, etag again.\nvar app = express();\napp.get('/', function(req, res){\n  res.send('etag etag etag');\n  res.set('ETag', 'etag');\n});\n",
+	}
+	ix, read := memIndex(t, files)
+	rk := rankTask(t, ix, read, "res.send sets a weak etag")
+	var got []string
+	for _, r := range rk {
+		got = append(got, ix.Files[r.file].Path)
+	}
+	if len(got) != 2 || got[0] != "lib/response.js" {
+		t.Errorf("ranked %v, want lib/response.js first", got)
+	}
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"examples/etag/index.js", true},
+		{"_examples/log/main.go", true},
+		{"docs/samples/a.py", true},
+		{"lib/example.js", false},
+		{"examplesx/a.go", false},
+	} {
+		if got := isExample(tc.path); got != tc.want {
+			t.Errorf("isExample(%q) = %v, want %v", tc.path, got, tc.want)
+		}
+	}
+}
