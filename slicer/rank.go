@@ -21,9 +21,13 @@ const (
 	// bm25K1 is BM25's term-frequency saturation. Code repeats identifiers
 	// far more than prose does, so saturation comes early.
 	bm25K1 = 1.2
-	// bm25B is BM25's length normalization. Moderate: long files are
-	// usually long because they matter, not because they ramble.
-	bm25B = 0.5
+	// bm25B is BM25's length normalization. Standard strength: a long
+	// file rarely goes in whole and shows a task few of its lines, so
+	// depth-first packing gains from ranking a short file that matches as
+	// well above it. Measured on the kit's eight repositories at
+	// 8k/16k/32k: 0.75 against 0.5 raised lines all % in 10 of 24 cells
+	// and lowered it in 4 (+0.9 points a cell).
+	bm25B = 0.75
 	// pathFieldWeight weighs BM25 over the path's sub-words against BM25
 	// over the contents: a task's words that name a directory or file
 	// ("packfile", "completions") are a stronger hint than the same words
@@ -37,7 +41,13 @@ const (
 	weightMention = 1.2
 	// weightGraph weighs personalized PageRank over the definition ↔
 	// reference graph: files that define what the relevant files use.
-	weightGraph = 0.35
+	// A neighbour that matches nothing itself takes depth from files that
+	// do. Measured on the kit's eight repositories at 8k/16k/32k: 0.2
+	// against 0.35 raised lines all % and all % by +0.7 points a cell
+	// each; with bm25B 0.75, the two together against 0.5 and 0.35 raised
+	// lines all % in 10 of 24 cells and lowered it in 5 (+0.9 a cell),
+	// and all % by +0.8 a cell.
+	weightGraph = 0.2
 	// weightRecency weighs how recently the file changed in HEAD's
 	// history: work clusters in time.
 	weightRecency = 0.15
