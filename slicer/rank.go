@@ -42,12 +42,13 @@ const (
 	// weightGraph weighs personalized PageRank over the definition ↔
 	// reference graph: files that define what the relevant files use.
 	// A neighbour that matches nothing itself takes depth from files that
-	// do. Measured on the kit's eight repositories at 8k/16k/32k: 0.2
-	// against 0.35 raised lines all % and all % by +0.7 points a cell
-	// each; with bm25B 0.75, the two together against 0.5 and 0.35 raised
-	// lines all % in 10 of 24 cells and lowered it in 5 (+0.9 a cell),
-	// and all % by +0.8 a cell.
-	weightGraph = 0.2
+	// do, so the graph only breaks near-ties. Measured on the kit's eight
+	// repositories at 8k/16k/32k: 0.2 against 0.35 raised lines all % and
+	// all % by +0.7 points a cell each; then, with bm25B 0.75 and
+	// examples ranked as tests, 0.1 against 0.2 raised lines all % in 11
+	// of 24 cells and lowered it in 5 (+0.8 a cell), all % +0.3 a cell;
+	// 0.05 was the same (+0.8, all % +0.3).
+	weightGraph = 0.1
 	// weightRecency weighs how recently the file changed in HEAD's
 	// history: work clusters in time.
 	weightRecency = 0.15
