@@ -205,37 +205,25 @@ func TestUnits(t *testing.T) {
 		{Name: "B", Kind: "const", Start: 9, End: 9},
 		{Name: "Run", Kind: "function", Start: 13, End: 15},
 	}}
-	sh := newShape(f, src)
-	cases := []struct {
-		line int
-		ok   bool
-		want LineRange
-		name string
-	}{
-		{4, false, LineRange{}, ""},          // an import line
-		{2, false, LineRange{}, ""},          // a blank line
-		{9, true, LineRange{7, 10}, ""},      // a constant: its paragraph
-		{12, true, LineRange{12, 15}, "Run"}, // the doc comment belongs to Run
-		{14, true, LineRange{12, 15}, "Run"}, // the body, with the doc comment
-		{1, false, LineRange{}, ""},          // the package clause, part of the preamble
-		{15, true, LineRange{12, 15}, "Run"}, // the closing brace
-		{99, false, LineRange{}, ""},         // past the end
-		{0, false, LineRange{}, ""},          // before the start
-		{13, true, LineRange{12, 15}, "Run"}, // the header
-		{8, true, LineRange{7, 10}, ""},      // the other constant, same paragraph
-		{10, true, LineRange{7, 10}, ""},     // the closing parenthesis
-		{7, true, LineRange{7, 10}, ""},      // the opening line
-		{3, false, LineRange{}, ""},          // the import block's first line
-		{5, false, LineRange{}, ""},          // and its last
-		{11, false, LineRange{}, ""},         // blank between blocks
-		{6, false, LineRange{}, ""},          // blank after imports
-	}
-	for _, tc := range cases {
-		u, ok := sh.unitAt("go", src, tc.line)
-		if ok != tc.ok || (ok && (u.r != tc.want || u.name != tc.name)) {
-			t.Errorf("line %d: got %v %+v %q, want %v %+v %q", tc.line, ok, u.r, u.name, tc.ok, tc.want, tc.name)
-		}
-	}
+	sh := checkUnits(t, f, src, []unitCase{
+		{4, false, LineRange{}, 0, ""},          // an import line
+		{2, false, LineRange{}, 0, ""},          // a blank line
+		{9, true, LineRange{7, 10}, 0, ""},      // a constant: its paragraph
+		{12, true, LineRange{12, 15}, 0, "Run"}, // the doc comment belongs to Run
+		{14, true, LineRange{12, 15}, 0, "Run"}, // the body, with the doc comment
+		{1, false, LineRange{}, 0, ""},          // the package clause, part of the preamble
+		{15, true, LineRange{12, 15}, 0, "Run"}, // the closing brace
+		{99, false, LineRange{}, 0, ""},         // past the end
+		{0, false, LineRange{}, 0, ""},          // before the start
+		{13, true, LineRange{12, 15}, 0, "Run"}, // the header
+		{8, true, LineRange{7, 10}, 0, ""},      // the other constant, same paragraph
+		{10, true, LineRange{7, 10}, 0, ""},     // the closing parenthesis
+		{7, true, LineRange{7, 10}, 0, ""},      // the opening line
+		{3, false, LineRange{}, 0, ""},          // the import block's first line
+		{5, false, LineRange{}, 0, ""},          // and its last
+		{11, false, LineRange{}, 0, ""},         // blank between blocks
+		{6, false, LineRange{}, 0, ""},          // blank after imports
+	})
 	if got := preamble(sh.imp); got != 5 {
 		t.Errorf("preamble ends at %d, want 5", got)
 	}
@@ -253,63 +241,63 @@ func TestUnits(t *testing.T) {
 		"        self.open = False", // 10
 		"        return None",       // 11
 	}
-	pf := &index.File{Lang: "python", Symbols: []index.Symbol{
+	checkUnits(t, &index.File{Lang: "python", Symbols: []index.Symbol{
 		{Name: "Session", Kind: "class", Start: 1, End: 11},
 		{Name: "rebuild", Kind: "method", Start: 5, End: 7, Scope: "Session"},
 		{Name: "close", Kind: "method", Start: 9, End: 11, Scope: "Session"},
-	}}
-	js := []string{
-		"/**",                         // 1
-		" * Return ETag for `body`.",  // 2
-		" */",                         // 3
-		"",                            // 4
-		"exports.etag = function(b){", // 5
-		"  return crc32(b);",          // 6
-		"};",                          // 7
-		"",                            // 8
-		"// tag: not a doc comment",   // 9
-		"",                            // 10
-		"exports.weak = function(b){", // 11
-		"  return 'W/' + etag(b);",    // 12
-		"};",                          // 13
-	}
-	jf := &index.File{Lang: "javascript", Symbols: []index.Symbol{
+	}}, py, []unitCase{
+		{6, true, LineRange{4, 7}, 1, "rebuild"}, // the decorator belongs to the method
+		{10, true, LineRange{9, 11}, 1, "close"},
+		{2, true, LineRange{1, 2}, 0, ""}, // a class field: the class's own paragraph
+	})
+
+	// Lines 1-3 a JSDoc block, 5-7 etag, 9 a line comment, 11-13 weak.
+	js := strings.Split(`/**
+ * Return ETag for body.
+ */
+
+exports.etag = function(b){
+  return crc32(b);
+};
+
+// tag: not a doc comment
+
+exports.weak = function(b){
+  return 'W/' + etag(b);
+};`, "\n")
+	checkUnits(t, &index.File{Lang: "javascript", Symbols: []index.Symbol{
 		{Name: "etag", Kind: "function", Start: 5, End: 7},
 		{Name: "weak", Kind: "function", Start: 11, End: 13},
-	}}
-	jsh := newShape(jf, js)
-	for _, tc := range []struct {
-		line int
-		want LineRange
-		name string
-	}{
-		{2, LineRange{1, 7}, "etag"}, // a JSDoc block a blank line above documents the function
-		{6, LineRange{1, 7}, "etag"},
-		{12, LineRange{11, 13}, "weak"}, // a line comment a blank line above does not
-		{9, LineRange{9, 9}, ""},
-	} {
-		u, ok := jsh.unitAt("javascript", js, tc.line)
-		if !ok || u.r != tc.want || u.name != tc.name {
-			t.Errorf("javascript line %d: got %v %+v %q, want %+v %q", tc.line, ok, u.r, u.name, tc.want, tc.name)
-		}
-	}
+	}}, js, []unitCase{
+		{2, true, LineRange{1, 7}, 0, "etag"}, // a JSDoc block a blank line above documents the function
+		{6, true, LineRange{1, 7}, 0, "etag"},
+		{12, true, LineRange{11, 13}, 0, "weak"}, // a line comment a blank line above does not
+		{9, true, LineRange{9, 9}, 0, ""},
+	})
+}
 
-	ps := newShape(pf, py)
-	for _, tc := range []struct {
-		line  int
-		want  LineRange
-		scope int
-		name  string
-	}{
-		{6, LineRange{4, 7}, 1, "rebuild"}, // the decorator belongs to the method
-		{10, LineRange{9, 11}, 1, "close"},
-		{2, LineRange{1, 2}, 0, ""}, // a class field: the class's own paragraph
-	} {
-		u, ok := ps.unitAt("python", py, tc.line)
-		if !ok || u.r != tc.want || u.scope != tc.scope || u.name != tc.name {
-			t.Errorf("python line %d: got %v %+v scope %d %q, want %+v scope %d %q", tc.line, ok, u.r, u.scope, u.name, tc.want, tc.scope, tc.name)
+// unitCase is the unit expected to hold a line (ok false: none).
+type unitCase struct {
+	line  int
+	ok    bool
+	want  LineRange
+	scope int
+	name  string
+}
+
+// checkUnits cuts src into units as f's shape and checks each case; it
+// returns the shape.
+func checkUnits(t *testing.T, f *index.File, src []string, cases []unitCase) *fileShape {
+	t.Helper()
+	sh := newShape(f, src)
+	for _, tc := range cases {
+		u, ok := sh.unitAt(f.Lang, src, tc.line)
+		if ok != tc.ok || (ok && (u.r != tc.want || u.scope != tc.scope || u.name != tc.name)) {
+			t.Errorf("%s line %d: got %v %+v scope %d %q, want %v %+v scope %d %q",
+				f.Lang, tc.line, ok, u.r, u.scope, u.name, tc.ok, tc.want, tc.scope, tc.name)
 		}
 	}
+	return sh
 }
 
 // TestLinesGolden extends the ranking golden with lines: for each task,
