@@ -569,7 +569,7 @@ func (p *packer) termIDF() {
 		}
 	}
 	for k := range df {
-		p.termW[k] = math.Log(1 + (docs-df[k]+0.5)/(df[k]+0.5))
+		p.termW[k] = bm25IDF(df[k], docs)
 	}
 }
 

@@ -420,7 +420,6 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 	}
 	avgLen := totalLen / math.Max(docs, 1)
 	avgPath := totalPath / float64(n)
-	idf := func(df, n float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }
 	qw := make([]float64, len(q.terms))
 	for k := range q.terms {
 		qw[k] = 1 + math.Log(float64(q.qtf[k]))
@@ -434,7 +433,7 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 					continue
 				}
 				tf := float64(c)
-				s += qw[k] * idf(df[k], docs) * tf * (bm25K1 + 1) / (tf + norm)
+				s += qw[k] * bm25IDF(df[k], docs) * tf * (bm25K1 + 1) / (tf + norm)
 			}
 		}
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(pathLen[i])/math.Max(avgPath, 1))
@@ -443,7 +442,7 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 				continue
 			}
 			tf := float64(c)
-			s += pathFieldWeight * qw[k] * idf(pdf[k], float64(n)) * tf * (bm25K1 + 1) / (tf + norm)
+			s += pathFieldWeight * qw[k] * bm25IDF(pdf[k], float64(n)) * tf * (bm25K1 + 1) / (tf + norm)
 		}
 		out[i] = s
 	}
@@ -921,3 +920,8 @@ func scaleToMax(xs []float64) []float64 {
 	}
 	return xs
 }
+
+// bm25IDF is BM25's inverse document frequency of a term found in df of n
+// documents, kept positive (the +1 inside the log) for terms in most of
+// them.
+func bm25IDF(df, n float64) float64 { return math.Log(1 + (n-df+0.5)/(df+0.5)) }

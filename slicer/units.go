@@ -429,12 +429,11 @@ func (p *packer) unitWeights(tfs []map[int32]int, defs int) []float64 {
 		}
 	}
 	n := float64(max(len(tfs), defs))
-	idf := func(k float64) float64 { return math.Log(1 + (n-k+0.5)/(k+0.5)) }
 	w := append([]float64(nil), p.termW...)
-	if one := idf(1); one > 0 {
+	if one := bm25IDF(1, n); one > 0 {
 		for t := range w {
 			if df[t] > 0 {
-				w[t] *= math.Pow(idf(float64(df[t]))/one, unitFileIDFExp)
+				w[t] *= math.Pow(bm25IDF(float64(df[t]), n)/one, unitFileIDFExp)
 			}
 		}
 	}
