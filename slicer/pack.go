@@ -453,7 +453,7 @@ func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int
 		if maxUnits > 0 && k == maxUnits {
 			break
 		}
-		try := addRange(ranges, u.r)
+		try := addRange(ranges, padBlank(l.lines, u.r))
 		if u.scope > 0 {
 			try = addRange(try, LineRange{u.scope, u.scope})
 		}
@@ -491,7 +491,7 @@ func (p *packer) window(file int, l *loaded, u *unit, ranges []LineRange, limit 
 	lo, hi := minWindowLines/2, u.r.End-u.r.Start
 	for lo <= hi {
 		h := (lo + hi) / 2
-		try := addRange(base, LineRange{max(u.r.Start, center-h), min(u.r.End, center+h)})
+		try := addRange(base, padBlank(l.lines, LineRange{max(u.r.Start, center-h), min(u.r.End, center+h)}))
 		if p.estimate(file, l, try) <= limit {
 			best, lo = try, h+1
 		} else {
@@ -571,6 +571,17 @@ func (p *packer) termIDF() {
 	for k := range df {
 		p.termW[k] = bm25IDF(df[k], docs)
 	}
+}
+
+// padBlank widens rg by the blank line after it, if any: a commit that
+// deletes a block deletes the blank line that ends it too, and one that
+// adds a definition after it inserts there, so a block shown without it
+// misses a line the fix touches, for a token or none.
+func padBlank(lines []string, rg LineRange) LineRange {
+	if rg.End < len(lines) && strings.TrimSpace(lines[rg.End]) == "" {
+		rg.End++
+	}
+	return rg
 }
 
 // addRange returns ranges with rg merged in, sorted and without overlaps;

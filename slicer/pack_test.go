@@ -452,3 +452,22 @@ func TestBreadthStopsAfterMisses(t *testing.T) {
 		t.Errorf("packing read %d of %d files, want at most 40 (the best file, %d breadth misses, the last pass)", reads, len(ix.Files), maxBreadthMisses)
 	}
 }
+
+// TestPadBlank: an excerpt takes the blank line that ends its block, the
+// line a commit deleting the block deletes too, and nothing else.
+func TestPadBlank(t *testing.T) {
+	lines := []string{"func a() {", "}", "", "func b() {", "}", "\t", "x", "y"}
+	for _, tc := range []struct {
+		in, want LineRange
+	}{
+		{LineRange{1, 2}, LineRange{1, 3}}, // blank after: taken
+		{LineRange{4, 5}, LineRange{4, 6}}, // whitespace only counts as blank
+		{LineRange{7, 7}, LineRange{7, 7}}, // next line has code
+		{LineRange{8, 8}, LineRange{8, 8}}, // last line of the file
+		{LineRange{3, 3}, LineRange{3, 3}}, // only the line after, not before
+	} {
+		if got := padBlank(lines, tc.in); got != tc.want {
+			t.Errorf("padBlank(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
