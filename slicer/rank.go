@@ -33,6 +33,17 @@ const (
 	// ("packfile", "completions") are a stronger hint than the same words
 	// in a body.
 	pathFieldWeight = 1.5
+	// titleWeight raises the weight of the words of a task's first line
+	// by this share: the subject of a commit message or the title of an
+	// issue names what to change, while the body also tells the story
+	// (how it was found, what else was tried). A one-line task ranks as
+	// before, since every word of it is in its title. Measured on the
+	// kit's eight repositories at 8k/16k/32k against none: 1.4 raised
+	// lines all % in 13 of 24 cells and lowered it in one (+1.1 points a
+	// cell), all % +0.4 a cell; 0.5 gave +0.6, 1.0 +0.9 and 2.0 +0.6.
+	// Weighting the title in the ranking of a file's definitions too
+	// added +0.1 a cell and cost all % as much.
+	titleWeight = 1.4
 
 	// weightLexical weighs normalized BM25 (contents and path).
 	weightLexical = 1.0
@@ -160,6 +171,7 @@ type query struct {
 	qtf     []int          // occurrences of each term in the task
 	m       mentions
 	keep    map[string]bool // stop words written as flags, kept as terms
+	title   []bool          // the term is in the task's first line
 }
 
 func newQuery(task string) *query {
@@ -183,6 +195,13 @@ func newQuery(task string) *query {
 	for i, t := range q.terms {
 		q.termIdx[t] = i
 		q.qtf[i] = counts[t]
+	}
+	q.title = make([]bool, len(q.terms))
+	first, _, _ := strings.Cut(strings.TrimSpace(lexical), "\n")
+	for _, t := range append(terms(first, q.keep), phraseCompounds(first)...) {
+		if i, ok := q.termIdx[t]; ok {
+			q.title[i] = true
+		}
 	}
 	return q
 }
@@ -423,6 +442,9 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 	qw := make([]float64, len(q.terms))
 	for k := range q.terms {
 		qw[k] = 1 + math.Log(float64(q.qtf[k]))
+		if q.title[k] {
+			qw[k] *= 1 + titleWeight
+		}
 	}
 	for i := range ix.Files {
 		s := 0.0

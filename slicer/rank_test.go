@@ -180,3 +180,41 @@ func TestFlagWords(t *testing.T) {
 		t.Errorf("log --all: first %v, want walk/b.go", rk)
 	}
 }
+
+// TestTitleWeight: the words of a task's first line weigh more than the
+// same words in its body, and a one-line task ranks as before.
+func TestTitleWeight(t *testing.T) {
+	q := newQuery("Retry drops the body\n\nSeen while reading the cache code.")
+	for _, tc := range []struct {
+		term  string
+		title bool
+	}{{"retry", true}, {"drop", true}, {"body", true}, {"cache", false}, {"code", false}} {
+		i, ok := q.termIdx[tc.term]
+		if !ok {
+			t.Fatalf("%q is not a term (%v)", tc.term, q.terms)
+		}
+		if q.title[i] != tc.title {
+			t.Errorf("%q: title %v, want %v", tc.term, q.title[i], tc.title)
+		}
+	}
+	// Alike but for the word; a tie would put a.go first.
+	ix, read := memIndex(t, map[string]string{
+		"svc/a.go": "package svc\n\n// Alpha handles the request.\nfunc Alpha() {}\n",
+		"svc/b.go": "package svc\n\n// Bravo handles the request.\nfunc Bravo() {}\n",
+	})
+	lexical := func(task string) map[string]float64 {
+		out := map[string]float64{}
+		for _, r := range rankTask(t, ix, read, task) {
+			out[ix.Files[r.file].Path] = r.signals.Lexical
+		}
+		return out
+	}
+	got := lexical("bravo\n\nalpha")
+	if got["svc/b.go"] <= got["svc/a.go"] {
+		t.Errorf("title bravo, body alpha: lexical %v, want svc/b.go above svc/a.go", got)
+	}
+	got = lexical("alpha bravo")
+	if got["svc/b.go"] != got["svc/a.go"] {
+		t.Errorf("one line: lexical %v, want a tie", got)
+	}
+}
