@@ -32,11 +32,12 @@
 //   - lex: Okapi BM25 (bm25K1, bm25B) over terms of the contents, plus
 //     pathFieldWeight times BM25 over the terms of the path, divided by the
 //     best file's. A task term weighs 1+ln(its count in the task), times
-//     1+titleWeight when it is in the task's first line. Terms are identifier sub-words (tokenize.go):
-//     parseHTTPHeader gives parse, http, header, and the compound
-//     parsehttpheader, so a task naming an identifier exactly matches it
-//     more strongly than its parts; snake_case and kebab-case split the same
-//     way, and object-format also gives objectformat. Terms are lowercased
+//     1+titleWeight when it is in the task's first line. Terms are
+//     identifier sub-words (tokenize.go): parseHTTPHeader gives parse,
+//     http, header, and the compound parsehttpheader, so a task naming an
+//     identifier exactly matches it more strongly than its parts;
+//     snake_case and kebab-case split the same way, and object-format
+//     also gives objectformat. Terms are lowercased
 //     and lightly stemmed; English and keyword stop words are dropped. Only
 //     the task's terms are counted, in one parallel pass over the files,
 //     so no term index has to be stored.
