@@ -767,12 +767,14 @@ func rankFiles(in *rankInput) []ranked {
 
 	// Seeds of the graph walk and of co-change: mentions and lexical hits.
 	base := make([]float64, n)
+	class := make([]index.Class, n) // rankClass, once per file
 	for i := range base {
+		class[i] = rankClass(&ix.Files[i])
 		m := 0.0
 		if t := men[i]; t != nil {
 			m = t.score
 		}
-		base[i] = (weightLexical*lex[i] + weightMention*m) * seedClassFactor(rankClass(&ix.Files[i]))
+		base[i] = (weightLexical*lex[i] + weightMention*m) * seedClassFactor(class[i])
 	}
 	mentioned := map[string]bool{}
 	for _, id := range q.m.Idents {
@@ -795,7 +797,7 @@ func rankFiles(in *rankInput) []ranked {
 	for i := range ix.Files {
 		f := &ix.Files[i]
 		s := &sig[i]
-		s.Class = classFactor(rankClass(f))
+		s.Class = classFactor(class[i])
 		s.Lexical = weightLexical * lex[i] * s.Class
 		if t := men[i]; t != nil {
 			s.Mention = weightMention * t.score
