@@ -157,7 +157,9 @@ func (p *packer) load(i int) *loaded {
 	if p.redact {
 		s, l.redactions = Redact(p.ix.Files[i].Path, s)
 	}
-	s = strings.TrimRight(s, "\n")
+	// Only the final newline ends the last line; the blank lines before it
+	// are lines of the file, and a change appended to it touches them.
+	s = strings.TrimSuffix(s, "\n")
 	if s != "" {
 		l.lines = strings.Split(s, "\n")
 	}

@@ -471,3 +471,30 @@ func TestPadBlank(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeFileRange checks that a file shown whole is shown to its last
+// line, blank lines before the final newline included: a change appended
+// to such a file touches the blank line, and the kit (like any reader of
+// the ranges) takes a range that stops short as a line not shown.
+func TestWholeFileRange(t *testing.T) {
+	c := testCounter(t)
+	for _, tc := range []struct {
+		src  string
+		want string
+	}{
+		{"package retry\n\nfunc Do() {}\n", "1-3"},
+		{"package retry\n\nfunc Do() {}\n\n", "1-4"},
+		{"package retry\n\nfunc Do() {}\n\n\n", "1-5"},
+		{"package retry\n\nfunc Do() {}", "1-3"},
+		{"package retry\r\n\r\nfunc Do() {}\r\n\r\n", "1-4"},
+	} {
+		ix, read := memIndex(t, map[string]string{"retry.go": tc.src})
+		sel, err := Select(context.Background(), ix, "retry Do", c, &SelectOptions{Budget: 2000, Format: FormatPaths, ReadFile: read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "retry.go\t" + tc.want + "\n"; sel.Text != want {
+			t.Errorf("%q: paths = %q, want %q", tc.src, sel.Text, want)
+		}
+	}
+}
