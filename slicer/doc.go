@@ -95,7 +95,12 @@
 // units, against the file's average definition length (unitK1, unitB),
 // plus unitMentionBonus times the strongest term weight
 // when the task points into it (a named symbol's definition, a stack
-// frame's line, a quoted string). Units are taken as a prefix of that
+// frame's line, a quoted string). A word of the task's first line that no
+// file holds names something new: in a sorted table of the file (at least
+// minTableKeys entries led by quoted keys, one indentation, 90% in order;
+// sorted.go) it counts as found at the two lines where it would be
+// inserted, so "add scdoc" shows the types table between "scala" and
+// "seed7". Units are taken as a prefix of that
 // order; the first that does not fit its room shows as its header, its
 // scope's header and a window of at least minWindowLines around its
 // strongest line, and the choice ends there. So a larger room shows a

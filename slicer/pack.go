@@ -129,6 +129,7 @@ type packer struct {
 	budget int
 
 	termW    []float64 // idf of each query term, for ranking definitions
+	newWords []int     // words of the task's first line that no file holds
 	files    map[int]*loaded
 	wholes   map[int]*view
 	units    map[int][]unit
@@ -570,8 +571,12 @@ func (p *packer) termIDF() {
 			}
 		}
 	}
+	p.newWords = nil
 	for k := range df {
 		p.termW[k] = bm25IDF(df[k], docs)
+		if df[k] == 0 && p.q.word[k] {
+			p.newWords = append(p.newWords, k)
+		}
 	}
 }
 

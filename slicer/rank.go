@@ -172,6 +172,7 @@ type query struct {
 	m       mentions
 	keep    map[string]bool // stop words written as flags, kept as terms
 	title   []bool          // the term is in the task's first line
+	word    []bool          // the term is a word of the first line, not a compound
 }
 
 func newQuery(task string) *query {
@@ -197,8 +198,14 @@ func newQuery(task string) *query {
 		q.qtf[i] = counts[t]
 	}
 	q.title = make([]bool, len(q.terms))
+	q.word = make([]bool, len(q.terms))
 	first, _, _ := strings.Cut(strings.TrimSpace(lexical), "\n")
-	for _, t := range append(terms(first, q.keep), phraseCompounds(first)...) {
+	for _, t := range terms(first, q.keep) {
+		if i, ok := q.termIdx[t]; ok {
+			q.title[i], q.word[i] = true, true
+		}
+	}
+	for _, t := range phraseCompounds(first) {
 		if i, ok := q.termIdx[t]; ok {
 			q.title[i] = true
 		}

@@ -312,6 +312,27 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		}
 		quoteUnits[h.Term][a] = true
 	}
+	// A word of the title that no file holds names something new; in a
+	// sorted table, it goes where it sorts. Its place weighs by how often
+	// the task says it, so that of several new words the name the task
+	// is about sets the window ("add Qt types … and ui declaration").
+	if len(p.newWords) > 0 {
+		for _, t := range sortedTables(l.lines, shape.imp) {
+			for _, k := range p.newWords {
+				before, after := t.insertionLines(p.q.terms[k])
+				for _, line := range []int{before, after} {
+					if line < 1 || line > len(l.lines) {
+						continue
+					}
+					if a := get(line); a != nil {
+						a.tf[int32(k)]++
+						a.line[line] += p.termW[k] * (1 + math.Log(float64(p.q.qtf[k])))
+						a.u.why = appendOnce(a.u.why, "sorted")
+					}
+				}
+			}
+		}
+	}
 	for _, h := range quoteHits {
 		a := h.a
 		if len(quoteUnits[h.quote]) <= maxQuoteUnits {
