@@ -456,7 +456,11 @@ func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int
 		if maxUnits > 0 && k == maxUnits {
 			break
 		}
-		try := addRange(ranges, padBlank(l.lines, u.r))
+		rg := padBlank(l.lines, u.r)
+		if u.padBefore && rg.Start > 1 && strings.TrimSpace(l.lines[rg.Start-2]) == "" {
+			rg.Start--
+		}
+		try := addRange(ranges, rg)
 		if u.scope > 0 {
 			try = addRange(try, LineRange{u.scope, u.scope})
 		}

@@ -173,6 +173,7 @@ type query struct {
 	keep    map[string]bool // stop words written as flags, kept as terms
 	title   []bool          // the term is in the task's first line
 	word    []bool          // the term is a word of the first line, not a compound
+	ident   []bool          // the term is an identifier the first line writes as code
 }
 
 func newQuery(task string) *query {
@@ -208,6 +209,15 @@ func newQuery(task string) *query {
 	for _, t := range phraseCompounds(first) {
 		if i, ok := q.termIdx[t]; ok {
 			q.title[i] = true
+		}
+	}
+	q.ident = make([]bool, len(q.terms))
+	for _, id := range extractMentions(first).Idents {
+		if !id.CodeLike {
+			continue
+		}
+		if i, ok := q.termIdx[strings.ReplaceAll(strings.ToLower(id.Name), "_", "")]; ok {
+			q.ident[i] = true
 		}
 	}
 	return q

@@ -69,8 +69,11 @@ type unit struct {
 	score   float64
 	cover   float64 // share of the task's term weight matched inside the unit
 	mention bool    // the task points into the unit
-	best    int     // the line with the most weight
-	why     []string
+	// padBefore: shown with the blank line before it, where a sibling of
+	// a new definition goes in
+	padBefore bool
+	best      int // the line with the most weight
+	why       []string
 }
 
 // fileShape is what units need to know about a file's definitions.
@@ -352,6 +355,23 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 			a.u.why = appendOnce(a.u.why, "named")
 		}
 	}
+	// An identifier of the title that this file lacks is often added next
+	// to its sibling, the file's definition whose name it extends
+	// (HasEncodedObject next to EncodedObject, ExecuteContext next to
+	// Execute): the sibling counts as named, and shows with the blank
+	// line before it, where such a definition goes in.
+	for k, w := range p.q.terms {
+		if !p.q.ident[k] || p.stats[r.file].tf[k] > 0 || len(w) < minSiblingLen+2 {
+			continue
+		}
+		for _, sy := range siblings(f.Symbols, w) {
+			if a := get(sy.Start); a != nil {
+				a.u.mention, a.u.padBefore = true, true
+				a.line[sy.Start] += unitMentionBonus * maxW
+				a.u.why = appendOnce(a.u.why, "sibling")
+			}
+		}
+	}
 	// The average unit length is that of the file's definitions, so a unit
 	// is long or short against its own file's style.
 	avg, defs := 0.0, 0
@@ -506,4 +526,37 @@ func (u Unit) String() string {
 		w = ", windowed"
 	}
 	return fmt.Sprintf("%s:%d-%d (%.2f%s: %s)", name, u.Range.Start, u.Range.End, u.Score, w, strings.Join(u.Why, " "))
+}
+
+// Sibling names: a name of at least minSiblingLen bytes, at least
+// minSiblingShare of the new identifier's length.
+const (
+	minSiblingLen   = 4
+	minSiblingShare = 0.4
+)
+
+// siblings returns the definitions among syms whose name, lower-cased and
+// without underscores, begins or ends the new identifier w (in that
+// form), the longest such name only: HasEncodedObject's sibling is
+// EncodedObject, not Object.
+func siblings(syms []index.Symbol, w string) []index.Symbol {
+	norm := func(n string) string { return strings.ReplaceAll(strings.ToLower(n), "_", "") }
+	best := 0
+	for _, sy := range syms {
+		n := norm(sy.Name)
+		if len(n) >= minSiblingLen && len(n) < len(w) && float64(len(n)) >= minSiblingShare*float64(len(w)) &&
+			(strings.HasPrefix(w, n) || strings.HasSuffix(w, n)) {
+			best = max(best, len(n))
+		}
+	}
+	if best == 0 {
+		return nil
+	}
+	var out []index.Symbol
+	for _, sy := range syms {
+		if n := norm(sy.Name); len(n) == best && (strings.HasPrefix(w, n) || strings.HasSuffix(w, n)) {
+			out = append(out, sy)
+		}
+	}
+	return out
 }
