@@ -100,7 +100,11 @@
 // minTableKeys entries led by quoted keys, one indentation, 90% in order;
 // sorted.go) it counts as found at the two lines where it would be
 // inserted, so "add scdoc" shows the types table between "scala" and
-// "seed7". Units are taken as a prefix of that
+// "seed7". An identifier the first line writes as code that a file lacks
+// names its sibling there, the definition whose name begins or ends it
+// (HasEncodedObject: EncodedObject), which counts as named and shows
+// with the blank line before it, where the new definition goes in.
+// Units are taken as a prefix of that
 // order; the first that does not fit its room shows as its header, its
 // scope's header and a window of at least minWindowLines around its
 // strongest line, and the choice ends there. So a larger room shows a
