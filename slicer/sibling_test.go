@@ -78,3 +78,20 @@ func TestSiblingShown(t *testing.T) {
 	}
 	t.Errorf("storage.go not shown:\n%s", sel.Text)
 }
+
+// TestSiblingUnscannedFile: a vendored file is not scanned for terms, yet
+// a task can name it; looking for its siblings must not need its counts.
+func TestSiblingUnscannedFile(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package y\n\n// Store keeps things.\ntype Store struct{ m map[string]int }\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "\n// Thing%d returns thing %d.\nfunc (s *Store) Thing%d() int { return s.m[\"%d\"] }\n", i, i, i, i)
+	}
+	b.WriteString("\n// Thing returns the thing.\nfunc (s *Store) Thing() int { return 0 }\n")
+	ix, read := memIndex(t, map[string]string{"vendor/example.com/y/y.go": b.String(), "main.go": "package main\n\nfunc main() {}\n"})
+	// Before the guard, this panicked (an index into the file's nil term
+	// counts).
+	if _, err := Select(context.Background(), ix, "vendor/example.com/y/y.go: add `HasThing` to Store", testCounter(t), &SelectOptions{Budget: 600, Format: FormatPaths, ReadFile: read}); err != nil {
+		t.Fatal(err)
+	}
+}

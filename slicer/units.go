@@ -360,8 +360,9 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// (HasEncodedObject next to EncodedObject, ExecuteContext next to
 	// Execute): the sibling counts as named, and shows with the blank
 	// line before it, where such a definition goes in.
+	tf := p.stats[r.file].tf // nil for a file whose contents were not scanned
 	for k, w := range p.q.terms {
-		if !p.q.ident[k] || p.stats[r.file].tf[k] > 0 || len(w) < minSiblingLen+2 {
+		if !p.q.ident[k] || k >= len(tf) || tf[k] > 0 || len(w) < minSiblingLen+2 {
 			continue
 		}
 		for _, sy := range siblings(f.Symbols, w) {
