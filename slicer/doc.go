@@ -92,7 +92,7 @@
 // Import lines are never a unit of their own. Each unit is scored as a
 // definition: BM25 of the task's terms inside it, weighted by their IDF
 // over the repository and, softened (unitFileIDFExp), over the file's own
-// units, against the file's average definition length (unitK1, unitB),
+// units, and by 1 + ln of how often the task says them (as for files), against the file's average definition length (unitK1, unitB),
 // plus unitMentionBonus times the strongest term weight
 // when the task points into it (a named symbol's definition, a stack
 // frame's line, a quoted string). A word of the task's first line that no

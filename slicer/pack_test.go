@@ -498,3 +498,35 @@ func TestWholeFileRange(t *testing.T) {
 		}
 	}
 }
+
+// TestUnitQueryTF: of two definitions that each hold one of the task's
+// terms, equally rare, the one holding the term the task repeats ranks
+// first, as a file holding it would.
+func TestUnitQueryTF(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package net\n")
+	for k := 0; k < 12; k++ {
+		fmt.Fprintf(&b, "\n// Filler%d does other work.\nfunc Filler%d(x int) int {\n\treturn x * %d\n}\n", k, k, k)
+	}
+	b.WriteString("\n// Dial opens a connection.\nfunc Dial() {\n\tbackoff()\n}\n")
+	b.WriteString("\n// Send writes a message.\nfunc Send() {\n\tdeadline()\n}\n")
+	ix, read := memIndex(t, map[string]string{"net/net.go": b.String(), "other/other.go": "package other\n\n// Work works.\nfunc Work() {}\n"})
+	for _, tc := range []struct{ task, want, not string }{
+		{"the backoff ignores the deadline: backoff grows, backoff never resets", "func Dial()", "func Send()"},
+		{"the deadline ignores the backoff: deadline grows, deadline never resets", "func Send()", "func Dial()"},
+	} {
+		sel, err := Select(context.Background(), ix, tc.task, testCounter(t), &SelectOptions{Budget: 150, ReadFile: read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var content string
+		for _, f := range sel.Files {
+			if f.Path == "net/net.go" {
+				content = f.Content
+			}
+		}
+		if !strings.Contains(content, tc.want) || strings.Contains(content, tc.not) {
+			t.Errorf("%q: net.go shows\n%s\nwant %q and not %q", tc.task, content, tc.want, tc.not)
+		}
+	}
+}

@@ -408,7 +408,9 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		matched := 0.0
 		for _, t := range terms {
 			tf := float64(a.tf[t])
-			u.score += unitW[t] * tf * (unitK1 + 1) / (tf + norm)
+			// A term the task repeats weighs more, as in ranking files.
+			qw := 1 + math.Log(float64(p.q.qtf[t]))
+			u.score += qw * unitW[t] * tf * (unitK1 + 1) / (tf + norm)
 			matched += p.termW[t]
 		}
 		if total > 0 {
