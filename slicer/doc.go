@@ -92,10 +92,11 @@
 // Import lines are never a unit of their own. Each unit is scored as a
 // definition: BM25 of the task's terms inside it, weighted by their IDF
 // over the repository and, softened (unitFileIDFExp), over the file's own
-// units, and by 1 + ln of how often the task says them (as for files), against the file's average definition length (unitK1, unitB),
-// plus unitMentionBonus times the strongest term weight
-// when the task points into it (a named symbol's definition, a stack
-// frame's line, a quoted string). A word of the task's first line that no
+// units, and by 1 + ln of how often the task says them (as for files),
+// against the file's average definition length (unitK1, unitB), plus
+// unitMentionBonus times the strongest term weight when the task points
+// into it (a named symbol's definition, a stack frame's line, a quoted
+// string). A word of the task's first line that no
 // file holds names something new: in a sorted table of the file (at least
 // minTableKeys entries led by quoted keys, one indentation, 90% in order;
 // sorted.go) it counts as found at the two lines where it would be

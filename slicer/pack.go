@@ -456,11 +456,7 @@ func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int
 		if maxUnits > 0 && k == maxUnits {
 			break
 		}
-		rg := padBlank(l.lines, u.r)
-		if u.padBefore && rg.Start > 1 && strings.TrimSpace(l.lines[rg.Start-2]) == "" {
-			rg.Start--
-		}
-		try := addRange(ranges, rg)
+		try := addRange(ranges, padBlank(l.lines, u.r, u.padBefore))
 		if u.scope > 0 {
 			try = addRange(try, LineRange{u.scope, u.scope})
 		}
@@ -498,7 +494,7 @@ func (p *packer) window(file int, l *loaded, u *unit, ranges []LineRange, limit 
 	lo, hi := minWindowLines/2, u.r.End-u.r.Start
 	for lo <= hi {
 		h := (lo + hi) / 2
-		try := addRange(base, padBlank(l.lines, LineRange{max(u.r.Start, center-h), min(u.r.End, center+h)}))
+		try := addRange(base, padBlank(l.lines, LineRange{max(u.r.Start, center-h), min(u.r.End, center+h)}, false))
 		if p.estimate(file, l, try) <= limit {
 			best, lo = try, h+1
 		} else {
@@ -587,10 +583,15 @@ func (p *packer) termIDF() {
 // padBlank widens rg by the blank line after it, if any: a commit that
 // deletes a block deletes the blank line that ends it too, and one that
 // adds a definition after it inserts there, so a block shown without it
-// misses a line the fix touches, for a token or none.
-func padBlank(lines []string, rg LineRange) LineRange {
+// misses a line the fix touches, for a token or none. With before, it
+// also takes the blank line before rg, where a sibling of a new
+// definition goes in.
+func padBlank(lines []string, rg LineRange, before bool) LineRange {
 	if rg.End < len(lines) && strings.TrimSpace(lines[rg.End]) == "" {
 		rg.End++
+	}
+	if before && rg.Start > 1 && strings.TrimSpace(lines[rg.Start-2]) == "" {
+		rg.Start--
 	}
 	return rg
 }

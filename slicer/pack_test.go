@@ -466,8 +466,20 @@ func TestPadBlank(t *testing.T) {
 		{LineRange{8, 8}, LineRange{8, 8}}, // last line of the file
 		{LineRange{3, 3}, LineRange{3, 3}}, // only the line after, not before
 	} {
-		if got := padBlank(lines, tc.in); got != tc.want {
+		if got := padBlank(lines, tc.in, false); got != tc.want {
 			t.Errorf("padBlank(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		in, want LineRange
+	}{
+		{LineRange{4, 5}, LineRange{3, 6}}, // blank before and after: both taken
+		{LineRange{1, 2}, LineRange{1, 3}}, // first line of the file: nothing before
+		{LineRange{7, 8}, LineRange{6, 8}}, // whitespace only before counts as blank
+		{LineRange{2, 2}, LineRange{2, 3}}, // code before: not taken
+	} {
+		if got := padBlank(lines, tc.in, true); got != tc.want {
+			t.Errorf("padBlank(%v, before) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
 }

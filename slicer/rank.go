@@ -216,12 +216,22 @@ func newQuery(task string) *query {
 		if !id.CodeLike {
 			continue
 		}
-		if i, ok := q.termIdx[strings.ReplaceAll(strings.ToLower(id.Name), "_", "")]; ok {
+		if i, ok := q.termIdx[compoundKey(id.Name)]; ok {
 			q.ident[i] = true
 		}
 	}
 	return q
 }
+
+// tfWeight is the weight of term k for how often the task says it,
+// 1 + ln(count): in ranking files and a file's definitions alike.
+func (q *query) tfWeight(k int) float64 { return 1 + math.Log(float64(q.qtf[k])) }
+
+// compoundKey is an identifier as its compound term spells it, lowercased
+// and without underscores (HasEncodedObject, has_encoded_object:
+// hasencodedobject), for matching a written identifier to terms and to
+// other identifiers.
+func compoundKey(id string) string { return strings.ReplaceAll(strings.ToLower(id), "_", "") }
 
 // flagWords returns the stop words the task writes as a command-line
 // flag: in "log --all" or "--no-verify", "all" and "no" name an option
@@ -458,7 +468,7 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 	avgPath := totalPath / float64(n)
 	qw := make([]float64, len(q.terms))
 	for k := range q.terms {
-		qw[k] = 1 + math.Log(float64(q.qtf[k]))
+		qw[k] = q.tfWeight(k)
 		if q.title[k] {
 			qw[k] *= 1 + titleWeight
 		}

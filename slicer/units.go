@@ -329,7 +329,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 					}
 					if a := get(line); a != nil {
 						a.tf[int32(k)]++
-						a.line[line] += p.termW[k] * (1 + math.Log(float64(p.q.qtf[k])))
+						a.line[line] += p.termW[k] * p.q.tfWeight(k)
 						a.u.why = appendOnce(a.u.why, "sorted")
 					}
 				}
@@ -409,8 +409,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		for _, t := range terms {
 			tf := float64(a.tf[t])
 			// A term the task repeats weighs more, as in ranking files.
-			qw := 1 + math.Log(float64(p.q.qtf[t]))
-			u.score += qw * unitW[t] * tf * (unitK1 + 1) / (tf + norm)
+			u.score += p.q.tfWeight(int(t)) * unitW[t] * tf * (unitK1 + 1) / (tf + norm)
 			matched += p.termW[t]
 		}
 		if total > 0 {
@@ -543,23 +542,18 @@ const (
 // form), the longest such name only: HasEncodedObject's sibling is
 // EncodedObject, not Object.
 func siblings(syms []index.Symbol, w string) []index.Symbol {
-	norm := func(n string) string { return strings.ReplaceAll(strings.ToLower(n), "_", "") }
+	var out []index.Symbol
 	best := 0
 	for _, sy := range syms {
-		n := norm(sy.Name)
-		if len(n) >= minSiblingLen && len(n) < len(w) && float64(len(n)) >= minSiblingShare*float64(len(w)) &&
-			(strings.HasPrefix(w, n) || strings.HasSuffix(w, n)) {
-			best = max(best, len(n))
+		n := compoundKey(sy.Name)
+		if len(n) < max(best, minSiblingLen) || len(n) >= len(w) || float64(len(n)) < minSiblingShare*float64(len(w)) ||
+			!(strings.HasPrefix(w, n) || strings.HasSuffix(w, n)) {
+			continue
 		}
-	}
-	if best == 0 {
-		return nil
-	}
-	var out []index.Symbol
-	for _, sy := range syms {
-		if n := norm(sy.Name); len(n) == best && (strings.HasPrefix(w, n) || strings.HasSuffix(w, n)) {
-			out = append(out, sy)
+		if len(n) > best {
+			best, out = len(n), out[:0]
 		}
+		out = append(out, sy)
 	}
 	return out
 }
