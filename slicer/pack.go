@@ -580,15 +580,22 @@ func (p *packer) termIDF() {
 	}
 }
 
-// padBlank widens rg by the blank line after it, if any: a commit that
-// deletes a block deletes the blank line that ends it too, and one that
-// adds a definition after it inserts there, so a block shown without it
-// misses a line the fix touches, for a token or none. With before, it
-// also takes the blank line before rg, where a sibling of a new
-// definition goes in.
+// padBlank widens rg by the blank line after it, if any, and the line
+// after that: a commit that deletes a block deletes the blank line that
+// ends it too, and one that adds a definition after it inserts between
+// the blank line and what follows, which a patch needs as context on
+// both sides (measured on the kit's eight repositories at 8k/16k/32k:
+// taking the next line too raised lines all % in 7 of 24 cells and
+// lowered it in one, +14 points summed, at −1 point of all % summed;
+// a second blank line as well, or the lines before every block, gave
+// less). With before, it also takes the blank line before rg, where a
+// sibling of a new definition goes in.
 func padBlank(lines []string, rg LineRange, before bool) LineRange {
 	if rg.End < len(lines) && strings.TrimSpace(lines[rg.End]) == "" {
 		rg.End++
+		if rg.End < len(lines) {
+			rg.End++
+		}
 	}
 	if before && rg.Start > 1 && strings.TrimSpace(lines[rg.Start-2]) == "" {
 		rg.Start--

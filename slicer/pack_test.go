@@ -456,15 +456,16 @@ func TestBreadthStopsAfterMisses(t *testing.T) {
 // TestPadBlank: an excerpt takes the blank line that ends its block, the
 // line a commit deleting the block deletes too, and nothing else.
 func TestPadBlank(t *testing.T) {
-	lines := []string{"func a() {", "}", "", "func b() {", "}", "\t", "x", "y"}
+	lines := []string{"func a() {", "}", "", "func b() {", "}", "\t", "x", "y", "", "z", ""}
 	for _, tc := range []struct {
 		in, want LineRange
 	}{
-		{LineRange{1, 2}, LineRange{1, 3}}, // blank after: taken
-		{LineRange{4, 5}, LineRange{4, 6}}, // whitespace only counts as blank
-		{LineRange{7, 7}, LineRange{7, 7}}, // next line has code
-		{LineRange{8, 8}, LineRange{8, 8}}, // last line of the file
-		{LineRange{3, 3}, LineRange{3, 3}}, // only the line after, not before
+		{LineRange{1, 2}, LineRange{1, 4}},     // blank after: taken, with the line after it
+		{LineRange{4, 5}, LineRange{4, 7}},     // whitespace only counts as blank
+		{LineRange{7, 7}, LineRange{7, 7}},     // next line has code
+		{LineRange{10, 10}, LineRange{10, 11}}, // a blank last line: nothing after it
+		{LineRange{11, 11}, LineRange{11, 11}}, // last line of the file
+		{LineRange{3, 3}, LineRange{3, 3}},     // only the lines after, not before
 	} {
 		if got := padBlank(lines, tc.in, false); got != tc.want {
 			t.Errorf("padBlank(%v) = %v, want %v", tc.in, got, tc.want)
@@ -473,10 +474,10 @@ func TestPadBlank(t *testing.T) {
 	for _, tc := range []struct {
 		in, want LineRange
 	}{
-		{LineRange{4, 5}, LineRange{3, 6}}, // blank before and after: both taken
-		{LineRange{1, 2}, LineRange{1, 3}}, // first line of the file: nothing before
-		{LineRange{7, 8}, LineRange{6, 8}}, // whitespace only before counts as blank
-		{LineRange{2, 2}, LineRange{2, 3}}, // code before: not taken
+		{LineRange{4, 5}, LineRange{3, 7}},  // blank before and after: both taken
+		{LineRange{1, 2}, LineRange{1, 4}},  // first line of the file: nothing before
+		{LineRange{7, 8}, LineRange{6, 10}}, // whitespace only before counts as blank
+		{LineRange{2, 2}, LineRange{2, 4}},  // code before: not taken
 	} {
 		if got := padBlank(lines, tc.in, true); got != tc.want {
 			t.Errorf("padBlank(%v, before) = %v, want %v", tc.in, got, tc.want)
