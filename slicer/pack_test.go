@@ -454,7 +454,9 @@ func TestBreadthStopsAfterMisses(t *testing.T) {
 }
 
 // TestPadBlank: an excerpt takes the blank line that ends its block, the
-// line a commit deleting the block deletes too, and nothing else.
+// line a commit deleting the block deletes too, and the line after it,
+// where a definition added after the block goes in; with before, the
+// blank line before the block too; and nothing else.
 func TestPadBlank(t *testing.T) {
 	lines := []string{"func a() {", "}", "", "func b() {", "}", "\t", "x", "y", "", "z", ""}
 	for _, tc := range []struct {

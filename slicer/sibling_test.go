@@ -3,6 +3,7 @@ package slicer
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -66,13 +67,12 @@ func TestSiblingShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(strings.TrimSuffix(sel.Text, "\n"), "\n") {
-		p, ranges, _ := strings.Cut(line, "\t")
-		if p != "storage/memory/storage.go" {
+	for _, f := range sel.Files {
+		if f.Path != "storage/memory/storage.go" {
 			continue
 		}
-		if !strings.Contains(","+ranges, fmt.Sprintf(",%d-", doc-1)) {
-			t.Errorf("storage.go shown as %s, want a range from line %d (the blank before EncodedObject's doc)", ranges, doc-1)
+		if !slices.ContainsFunc(f.Ranges, func(r LineRange) bool { return r.Start == doc-1 }) {
+			t.Errorf("storage.go shown as %s, want a range from line %d (the blank before EncodedObject's doc)", formatRanges(f.Ranges), doc-1)
 		}
 		return
 	}

@@ -359,7 +359,8 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// to its sibling, the file's definition whose name it extends
 	// (HasEncodedObject next to EncodedObject, ExecuteContext next to
 	// Execute): the sibling counts as named, and shows with the blank
-	// line before it, where such a definition goes in.
+	// line before it, where such a definition goes in. An identifier
+	// shorter than a sibling's least length and two more bytes has none.
 	tf := p.stats[r.file].tf // nil for a file whose contents were not scanned
 	for k, w := range p.q.terms {
 		if !p.q.ident[k] || k >= len(tf) || tf[k] > 0 || len(w) < minSiblingLen+2 {
