@@ -89,10 +89,14 @@
 // constant of a block, for code outside every definition and for a class's
 // own lines between its methods; the file's preamble (package clause and
 // imports, at most maxPreambleLines), placed right after the best unit.
-// Import lines are never a unit of their own. Each unit is scored as a
-// definition: BM25 of the task's terms inside it, weighted by their IDF
-// over the repository and, softened (unitFileIDFExp), over the file's own
-// units, and by 1 + ln of how often the task says them (as for files),
+// Import lines are never a unit of their own; an import statement that
+// spans lines (Go's import block, Python's `from x import (`, a
+// TypeScript `import {` list, a Rust `use a::{` tree, a comma-separated
+// run of JavaScript requires) is import lines to its end, so the
+// preamble holds the whole statement a commit adds a name to. Each unit
+// is scored as a definition: BM25 of the task's terms inside it, weighted
+// by their IDF over the repository and, softened (unitFileIDFExp), over
+// the file's own units, and by 1 + ln of how often the task says them (as for files),
 // against the file's average definition length (unitK1, unitB), plus
 // unitMentionBonus times the strongest term weight when the task points
 // into it (a named symbol's definition, a stack frame's line, a quoted

@@ -545,3 +545,94 @@ func TestUnitQueryTF(t *testing.T) {
 		}
 	}
 }
+
+// TestImportLines checks that an import statement spanning several lines
+// (a parenthesized Python import, a TypeScript import list, a Rust use
+// tree, a Go import block) marks every one of its lines, so that the
+// preamble ends where the statement does, and that a bracket left open
+// by a line the scanner misreads does not swallow the file.
+func TestImportLines(t *testing.T) {
+	tests := []struct {
+		name string
+		lang string
+		src  []string
+		want string // one mark per line: i for an import line, . otherwise
+	}{
+		{"python parenthesized", "python", []string{
+			"import os",
+			"from ._utils import (  # noqa: F401 (re-exported)",
+			"    guess_json_utf,",
+			"    parse_header_links,",
+			")",
+			"",
+			"class Headers:",
+		}, "iiiii.."},
+		{"python backslash", "python", []string{
+			"from a import b, \\",
+			"    c",
+			"x = (1,",
+		}, "ii."},
+		{"typescript list", "typescript", []string{
+			"import {",
+			"  createFilter,",
+			"  normalizePath,",
+			"} from './utils'",
+			"import type { Plugin } from 'rollup'",
+			"const x = import('./lazy')",
+		}, "iiiii."},
+		{"rust use tree", "rust", []string{
+			"use std::{",
+			"    io::{self, Write},",
+			"    path::Path,",
+			"};",
+			"pub use crate::x;",
+			"fn main() {}",
+		}, "iiiii."},
+		{"go block with a blank line", "go", []string{
+			"package retry",
+			"",
+			"import (",
+			"\t\"fmt\" // (formatting)",
+			"",
+			"\t\"github.com/x/y\"",
+			")",
+			"",
+			"func F() {}",
+		}, "i.iiiii.."},
+		{"javascript comma-first requires", "javascript", []string{
+			"var finalhandler = require('finalhandler')",
+			"  , request = require('./request')",
+			"  , response = require('./response');",
+			"",
+			"var x = require('x'),",
+			"    y = require('y');",
+			"app.use(require('z'))",
+		}, "iii.ii."},
+		{"a string holds a bracket", "typescript", []string{
+			"import { a } from './a('",
+			"const b = 1",
+		}, "i."},
+		{"an unclosed bracket ends at a blank line", "python", []string{
+			"from x import (a,",
+			"    b",
+			"",
+			"def f():",
+			"    return (1,",
+		}, "ii..."},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got strings.Builder
+			for _, imp := range importLines(tc.lang, tc.src) {
+				if imp {
+					got.WriteByte('i')
+				} else {
+					got.WriteByte('.')
+				}
+			}
+			if diff := cmp.Diff(tc.want, got.String()); diff != "" {
+				t.Errorf("importLines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -162,34 +162,114 @@ func newShape(f *index.File, lines []string) *fileShape {
 }
 
 // importLines marks the lines that only bring names in (imports, includes,
-// package clauses): they match a task's words and say nothing.
+// package clauses): they match a task's words and say nothing. A statement
+// that opens a bracket (Go's `import (`, Python's `from x import (`, a
+// TypeScript `import {`, Rust's `use a::{`) or ends in a backslash goes on
+// until it closes, and its continuation lines are import lines too: a
+// commit that adds an import edits them, and the preamble ends where the
+// statement does, not at its first line.
 func importLines(lang string, lines []string) []bool {
 	out := make([]bool, len(lines))
-	inGoBlock := false
+	depth, cont, start := 0, false, 0
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if inGoBlock {
-			out[i] = true
-			if strings.HasPrefix(t, ")") {
-				inGoBlock = false
+		if depth > 0 || cont {
+			// A blank line ends a runaway statement (an unclosed bracket)
+			// everywhere but in Go's import blocks, which group with them.
+			if t == "" && lang != "go" || i-start > maxImportLines {
+				depth, cont = 0, false
+				continue
 			}
+			out[i] = true
+			depth = max(0, depth+bracketDepth(lang, t))
+			cont = strings.HasSuffix(t, "\\")
 			continue
 		}
-		switch {
-		case lang == "go" && strings.HasPrefix(t, "import ("):
-			out[i], inGoBlock = true, true
-		case strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "import{") || strings.HasPrefix(t, "import\t"),
-			strings.HasPrefix(t, "package ") && (lang == "go" || lang == "java" || lang == "kotlin" || lang == "scala"),
-			strings.HasPrefix(t, "from ") && strings.Contains(t, " import "),
-			strings.HasPrefix(t, "#include"),
-			strings.HasPrefix(t, "use ") && (lang == "rust" || lang == "php"),
-			strings.HasPrefix(t, "using ") && lang == "csharp",
-			strings.HasPrefix(t, "require ") || strings.HasPrefix(t, "require_relative "),
-			(lang == "javascript" || lang == "typescript" || lang == "tsx") && strings.Contains(t, "require(") && (strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "var ") || strings.HasPrefix(t, "let ")):
-			out[i] = true
+		// A require in a declaration that an import line began (`var a =
+		// require('a'),` then `  , b = require('b')`) is one too.
+		jsCont := i > 0 && out[i-1] && requireDecl(t) &&
+			(lang == "javascript" || lang == "typescript" || lang == "tsx")
+		if isImportLine(lang, t) || jsCont {
+			out[i], start = true, i
+			depth = max(0, bracketDepth(lang, t))
+			cont = strings.HasSuffix(t, "\\")
 		}
 	}
 	return out
+}
+
+// maxImportLines bounds one import statement's continuation: past it, an
+// unclosed bracket is a parse the line scanner got wrong, not an import.
+const maxImportLines = 400
+
+// isImportLine reports whether t, a trimmed line, starts an import,
+// include or package statement.
+func isImportLine(lang, t string) bool {
+	switch {
+	case strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "import{") || strings.HasPrefix(t, "import\t"),
+		strings.HasPrefix(t, "package ") && (lang == "go" || lang == "java" || lang == "kotlin" || lang == "scala"),
+		strings.HasPrefix(t, "from ") && (strings.Contains(t, " import ") || strings.Contains(t, " import(")),
+		strings.HasPrefix(t, "#include"),
+		(strings.HasPrefix(t, "use ") || strings.HasPrefix(t, "pub use ") || strings.HasPrefix(t, "pub(crate) use ")) && (lang == "rust" || lang == "php"),
+		strings.HasPrefix(t, "using ") && lang == "csharp",
+		strings.HasPrefix(t, "require ") || strings.HasPrefix(t, "require_relative "),
+		(lang == "javascript" || lang == "typescript" || lang == "tsx") && strings.Contains(t, "require(") && (strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "var ") || strings.HasPrefix(t, "let ")):
+		return true
+	}
+	return false
+}
+
+// requireDecl reports whether t declares a name from a require, with or
+// without a leading comma: `, request = require('./request')`.
+func requireDecl(t string) bool {
+	name, rest, ok := strings.Cut(strings.TrimLeft(t, ", "), "=")
+	if !ok || !strings.HasPrefix(strings.TrimSpace(rest), "require(") {
+		return false
+	}
+	name = strings.TrimSpace(name)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return name != ""
+}
+
+// bracketDepth returns how many brackets t opens and leaves open (negative
+// when it closes more than it opens), outside string literals and before
+// a line comment.
+func bracketDepth(lang, t string) int {
+	d := 0
+	var quote byte
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if quote != 0 {
+			if c == '\\' {
+				i++
+			} else if c == quote {
+				quote = 0
+			}
+			continue
+		}
+		switch c {
+		case '"', '\'', '`':
+			quote = c
+		case '(', '{', '[':
+			d++
+		case ')', '}', ']':
+			d--
+		case '/':
+			if i+1 < len(t) && t[i+1] == '/' {
+				return d
+			}
+		case '#':
+			if lang == "python" || lang == "ruby" {
+				return d
+			}
+		}
+	}
+	return d
 }
 
 // isPreamble reports whether a line belongs with the definition below it:
