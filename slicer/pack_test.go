@@ -636,3 +636,34 @@ func TestImportLines(t *testing.T) {
 		})
 	}
 }
+
+// FuzzImportLines checks importLines on arbitrary text: one mark per line,
+// every run of import lines opens with a line that starts a statement, and
+// a blank line is an import line only inside Go's import blocks.
+func FuzzImportLines(f *testing.F) {
+	f.Add("python", "from a import (\n    b,\n)\nx = 1")
+	f.Add("go", "import (\n\t\"fmt\"\n\n\t\"os\"\n)\n")
+	f.Add("typescript", "import {\n  a,\n} from 'b'\nconst c = import('d')")
+	f.Add("javascript", "var a = require('a')\n  , b = require('b')\nfoo(require('c'))")
+	f.Add("rust", "use a::{\n    b::{c, d},\n};\nfn main() {")
+	f.Add("python", "from a import (b,\n\ndef f(): return (1,\n")
+	f.Fuzz(func(t *testing.T, lang, src string) {
+		lines := strings.Split(src, "\n")
+		imp := importLines(lang, lines)
+		if len(imp) != len(lines) {
+			t.Fatalf("%d marks for %d lines", len(imp), len(lines))
+		}
+		for i, m := range imp {
+			if !m {
+				continue
+			}
+			trimmed := strings.TrimSpace(lines[i])
+			if trimmed == "" && lang != "go" {
+				t.Fatalf("blank line %d marked as an import in %s", i+1, lang)
+			}
+			if (i == 0 || !imp[i-1]) && !isImportLine(lang, trimmed) {
+				t.Fatalf("run of import lines opens at line %d with %q, which starts no import", i+1, lines[i])
+			}
+		}
+	})
+}
