@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxtrim/ctxtrim/slicer/index"
+	"github.com/ctxtrim/ctxtrim/slicer/internal/ascii"
 )
 
 // This file cuts a file into units, the blocks an excerpt is made of, and
@@ -228,8 +229,7 @@ func requireDecl(t string) bool {
 	}
 	name = strings.TrimSpace(name)
 	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(c == '_' || c == '$' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || i > 0 && '0' <= c && c <= '9') {
+		if c := name[i]; c != '$' && !ascii.IsWordByte(c) || i == 0 && ascii.IsDigit(c) {
 			return false
 		}
 	}
