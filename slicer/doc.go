@@ -91,8 +91,8 @@
 // imports, at most maxPreambleLines), placed right after the best unit.
 // Import lines are never a unit of their own; an import statement that
 // spans lines (Go's import block, Python's `from x import (`, a
-// TypeScript `import {` list, a Rust `use a::{` tree, a comma-separated
-// run of JavaScript requires) is import lines to its end, so the
+// TypeScript `import {` list, a Rust `use a::{` tree, a JavaScript
+// declaration that a require begins) is import lines to its end, so the
 // preamble holds the whole statement a commit adds a name to. Each unit
 // is scored as a definition: BM25 of the task's terms inside it, weighted
 // by their IDF over the repository and, softened (unitFileIDFExp), over

@@ -601,7 +601,7 @@ func TestImportLines(t *testing.T) {
 		}, "i.iiiii.."},
 		{"javascript comma-first requires", "javascript", []string{
 			"var finalhandler = require('finalhandler')",
-			"  , request = require('./request')",
+			"  , methods = Router.methods.concat('del')",
 			"  , response = require('./response');",
 			"",
 			"var x = require('x'),",

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/ctxtrim/ctxtrim/slicer/index"
-	"github.com/ctxtrim/ctxtrim/slicer/internal/ascii"
 )
 
 // This file cuts a file into units, the blocks an excerpt is made of, and
@@ -186,10 +185,11 @@ func importLines(lang string, lines []string) []bool {
 			cont = strings.HasSuffix(t, "\\")
 			continue
 		}
-		// A require in a declaration that an import line began (`var a =
-		// require('a'),` then `  , b = require('b')`) is one too.
-		jsCont := i > 0 && out[i-1] && requireDecl(t) &&
-			(lang == "javascript" || lang == "typescript" || lang == "tsx")
+		// A declaration that a require began goes on while its entries
+		// do (`var a = require('a'),` then `  , b = require('b')`): the
+		// whole statement is the import.
+		jsCont := i > 0 && out[i-1] && t != "" && (lang == "javascript" || lang == "typescript" || lang == "tsx") &&
+			(strings.HasPrefix(t, ",") || strings.HasSuffix(strings.TrimSpace(lines[i-1]), ","))
 		if isImportLine(lang, t) || jsCont {
 			out[i], start = true, i
 			depth = max(0, bracketDepth(lang, t))
@@ -218,22 +218,6 @@ func isImportLine(lang, t string) bool {
 		return true
 	}
 	return false
-}
-
-// requireDecl reports whether t declares a name from a require, with or
-// without a leading comma: `, request = require('./request')`.
-func requireDecl(t string) bool {
-	name, rest, ok := strings.Cut(strings.TrimLeft(t, ", "), "=")
-	if !ok || !strings.HasPrefix(strings.TrimSpace(rest), "require(") {
-		return false
-	}
-	name = strings.TrimSpace(name)
-	for i := 0; i < len(name); i++ {
-		if c := name[i]; c != '$' && !ascii.IsWordByte(c) || i == 0 && ascii.IsDigit(c) {
-			return false
-		}
-	}
-	return name != ""
 }
 
 // bracketDepth returns how many brackets t opens and leaves open (negative
