@@ -188,7 +188,7 @@ func importLines(lang string, lines []string) []bool {
 		// A declaration that a require began goes on while its entries
 		// do (`var a = require('a'),` then `  , b = require('b')`): the
 		// whole statement is the import.
-		jsCont := i > 0 && out[i-1] && t != "" && (lang == "javascript" || lang == "typescript" || lang == "tsx") &&
+		jsCont := i > 0 && out[i-1] && t != "" && jsFamily(lang) &&
 			(strings.HasPrefix(t, ",") || strings.HasSuffix(strings.TrimSpace(lines[i-1]), ","))
 		if isImportLine(lang, t) || jsCont {
 			out[i], start = true, i
@@ -214,10 +214,16 @@ func isImportLine(lang, t string) bool {
 		(strings.HasPrefix(t, "use ") || strings.HasPrefix(t, "pub use ") || strings.HasPrefix(t, "pub(crate) use ")) && (lang == "rust" || lang == "php"),
 		strings.HasPrefix(t, "using ") && lang == "csharp",
 		strings.HasPrefix(t, "require ") || strings.HasPrefix(t, "require_relative "),
-		(lang == "javascript" || lang == "typescript" || lang == "tsx") && strings.Contains(t, "require(") && (strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "var ") || strings.HasPrefix(t, "let ")):
+		jsFamily(lang) && strings.Contains(t, "require(") && (strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "var ") || strings.HasPrefix(t, "let ")):
 		return true
 	}
 	return false
+}
+
+// jsFamily reports whether lang is JavaScript or one of its typed
+// dialects, whose files import with require as well as import.
+func jsFamily(lang string) bool {
+	return lang == "javascript" || lang == "typescript" || lang == "tsx"
 }
 
 // bracketDepth returns how many brackets t opens and leaves open (negative
