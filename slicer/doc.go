@@ -107,11 +107,11 @@
 // inserted, so "add scdoc" shows the types table between "scala" and
 // "seed7". An identifier the first line writes as code that a file lacks
 // names its sibling there, the definition whose name begins or ends it
-// (HasEncodedObject: EncodedObject), which counts as named and shows
-// with the blank line before it, where the new definition goes in.
-// Every unit shows with the blank line after it, if any, and the line
-// after that: a definition added after it goes in between, and a patch
-// needs both sides as context. Units are taken as a prefix of that
+// (HasEncodedObject: EncodedObject), which counts as named: the new
+// definition goes in next to it.
+// Every unit shows with the blank line before it, if any, and with the
+// blank line after it and the line after that: a definition added above
+// or below it goes in there, and a patch needs both sides as context. Units are taken as a prefix of that
 // order; the first that does not fit its room shows as its header, its
 // scope's header and a window of at least minWindowLines around its
 // strongest line, and the choice ends there. So a larger room shows a

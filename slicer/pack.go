@@ -456,7 +456,7 @@ func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int
 		if maxUnits > 0 && k == maxUnits {
 			break
 		}
-		try := addRange(ranges, padBlank(l.lines, u.r, u.padBefore))
+		try := addRange(ranges, padBlank(l.lines, u.r, true))
 		if u.scope > 0 {
 			try = addRange(try, LineRange{u.scope, u.scope})
 		}
@@ -588,8 +588,12 @@ func (p *packer) termIDF() {
 // taking the next line too raised lines all % in 7 of 24 cells and
 // lowered it in one, +14 points summed, at −1 point of all % summed;
 // a second blank line as well, or the lines before every block, gave
-// less). With before, it also takes the blank line before rg, where a
-// sibling of a new definition goes in.
+// less). With before, it also takes the blank line before rg: a commit
+// that adds a definition above it inserts between that blank line and rg
+// (measured on the kit's eleven repositories at 8k/16k/32k, taking it
+// before every unit instead of only a named sibling's: lines all % rose
+// in 5 of 33 cells, all held out, and fell in none; taking the line
+// before the blank line too won two more tasks and lost one).
 func padBlank(lines []string, rg LineRange, before bool) LineRange {
 	if rg.End < len(lines) && strings.TrimSpace(lines[rg.End]) == "" {
 		rg.End++

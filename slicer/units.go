@@ -69,11 +69,8 @@ type unit struct {
 	score   float64
 	cover   float64 // share of the task's term weight matched inside the unit
 	mention bool    // the task points into the unit
-	// padBefore: shown with the blank line before it, where a sibling of
-	// a new definition goes in
-	padBefore bool
-	best      int // the line with the most weight
-	why       []string
+	best    int     // the line with the most weight
+	why     []string
 }
 
 // fileShape is what units need to know about a file's definitions.
@@ -438,7 +435,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		}
 		for _, sy := range siblings(f.Symbols, w) {
 			if a := get(sy.Start); a != nil {
-				a.u.mention, a.u.padBefore = true, true
+				a.u.mention = true
 				a.line[sy.Start] += unitMentionBonus * maxW
 				a.u.why = appendOnce(a.u.why, "sibling")
 			}
