@@ -108,10 +108,10 @@
 // "seed7". An identifier the first line writes as code that a file lacks
 // names its sibling there, the definition whose name begins or ends it
 // (HasEncodedObject: EncodedObject), which counts as named: the new
-// definition goes in next to it.
-// Every unit shows with the blank line before it, if any, and with the
-// blank line after it and the line after that: a definition added above
-// or below it goes in there, and a patch needs both sides as context. Units are taken as a prefix of that
+// definition goes in next to it. Every unit shows with the blank line
+// before it, if any, and with the blank line after it and the line after
+// that: a definition added above or below it goes in there, and a patch
+// needs both sides as context. Units are taken as a prefix of that
 // order; the first that does not fit its room shows as its header, its
 // scope's header and a window of at least minWindowLines around its
 // strongest line, and the choice ends there. So a larger room shows a

@@ -587,8 +587,8 @@ func (p *packer) termIDF() {
 // both sides (measured on the kit's eight repositories at 8k/16k/32k:
 // taking the next line too raised lines all % in 7 of 24 cells and
 // lowered it in one, +14 points summed, at −1 point of all % summed;
-// a second blank line as well, or the lines before every block, gave
-// less). With before, it also takes the blank line before rg: a commit
+// a second blank line as well, or the lines before every block instead,
+// gave less). With before, it also takes the blank line before rg: a commit
 // that adds a definition above it inserts between that blank line and rg
 // (measured on the kit's eleven repositories at 8k/16k/32k, taking it
 // before every unit instead of only a named sibling's: lines all % rose
