@@ -425,8 +425,9 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// An identifier of the title that this file lacks is often added next
 	// to its sibling, the file's definition whose name it extends
 	// (HasEncodedObject next to EncodedObject, ExecuteContext next to
-	// Execute): the sibling counts as named, and shows with the blank
-	// line before it, where such a definition goes in. An identifier
+	// Execute): the sibling counts as named, so it shows, with the blank
+	// line before it that every unit takes, where such a definition goes
+	// in. An identifier
 	// shorter than a sibling's least length and two more bytes has none.
 	tf := p.stats[r.file].tf // nil for a file whose contents were not scanned
 	for k, w := range p.q.terms {
