@@ -114,7 +114,10 @@
 // needs both sides as context. Units are taken as a prefix of that
 // order; the first that does not fit its room shows as its header, its
 // scope's header and a window of at least minWindowLines around its
-// strongest line, and the choice ends there. So a larger room shows a
+// strongest line, and the choice ends there. A preamble is never
+// windowed: it ends after the last whole import statement that fits
+// (importCuts), so Go's import block shows whole or not at all, never
+// opened without its closing parenthesis. So a larger room shows a
 // superset of a smaller one.
 //
 // Packing (pack.go) runs over the budget left after the task and the note,

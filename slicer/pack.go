@@ -465,6 +465,15 @@ func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int
 			chosen = append(chosen, u.export(false))
 			continue
 		}
+		if u.cuts != nil {
+			// The preamble is never windowed: it ends after the last
+			// whole import statement that fits, if any.
+			if w := p.cutPreamble(file, l, u, ranges, limit); w != nil {
+				ranges = w
+				chosen = append(chosen, u.export(true))
+			}
+			break
+		}
 		if w := p.window(file, l, u, ranges, limit); w != nil {
 			ranges = w
 			chosen = append(chosen, u.export(true))
@@ -502,6 +511,19 @@ func (p *packer) window(file int, l *loaded, u *unit, ranges []LineRange, limit 
 		}
 	}
 	return best
+}
+
+// cutPreamble returns ranges with the longest prefix of u, a preamble,
+// that ends at one of its cuts and fits limit by estimate; nil when none
+// fits.
+func (p *packer) cutPreamble(file int, l *loaded, u *unit, ranges []LineRange, limit int) []LineRange {
+	k := sort.Search(len(u.cuts), func(i int) bool {
+		return p.estimate(file, l, addRange(ranges, LineRange{u.r.Start, u.cuts[i]})) > limit
+	})
+	if k == 0 {
+		return nil
+	}
+	return addRange(ranges, LineRange{u.r.Start, u.cuts[k-1]})
 }
 
 // finish renders views then map lines, and if the text is over budget in

@@ -637,6 +637,68 @@ func TestImportLines(t *testing.T) {
 	}
 }
 
+func TestImportCuts(t *testing.T) {
+	tests := []struct {
+		name string
+		lang string
+		src  []string
+		want []int
+	}{
+		{"go block is whole or nothing", "go", []string{
+			"package retry",
+			"",
+			"import (",
+			"\t\"fmt\"",
+			"",
+			"\t\"github.com/x/y\"",
+			")",
+			"",
+			"func F() {}",
+		}, []int{1}},
+		{"python statements, one spanning lines", "python", []string{
+			"import os",
+			"from ._utils import (",
+			"    guess_json_utf,",
+			")",
+			"import sys",
+			"",
+			"class Headers:",
+		}, []int{1, 4}},
+		{"python imports in a try block", "python", []string{
+			"import zlib",
+			"try:",
+			"    import brotli",
+			"except ImportError:",
+			"    brotli = None",
+			"import sys",
+			"",
+			"def f():",
+		}, []int{1}},
+		{"rust use tree", "rust", []string{
+			"use std::{",
+			"    io::Write,",
+			"};",
+			"use crate::x;",
+			"fn main() {}",
+		}, []int{3}},
+		{"javascript comma-first requires", "javascript", []string{
+			"var finalhandler = require('finalhandler')",
+			"  , methods = require('methods');",
+			"var x = require('x');",
+			"app.use(x)",
+		}, []int{2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			imp := importLines(tc.lang, tc.src)
+			got := importCuts(tc.lang, tc.src, imp, preamble(imp))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("importCuts (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 // FuzzImportLines checks importLines on arbitrary text: one mark per line,
 // every run of import lines opens with a line that starts a statement, and
 // a blank line is an import line only inside Go's import blocks.
@@ -664,6 +726,19 @@ func FuzzImportLines(f *testing.F) {
 			if (i == 0 || !imp[i-1]) && !isImportLine(lang, trimmed) {
 				t.Fatalf("run of import lines opens at line %d with %q, which starts no import", i+1, lines[i])
 			}
+		}
+		// A preamble cut ends an import statement: the line after it
+		// is not that statement's continuation.
+		pre := preamble(imp)
+		last := 0
+		for _, e := range importCuts(lang, lines, imp, pre) {
+			if e <= last || e >= pre || !imp[e-1] {
+				t.Fatalf("cut after line %d (previous %d, preamble %d) is not after an import line", e, last, pre)
+			}
+			if imp[e] && !isImportLine(lang, strings.TrimSpace(lines[e])) {
+				t.Fatalf("cut after line %d splits the statement that goes on with %q", e, lines[e])
+			}
+			last = e
 		}
 	})
 }

@@ -71,6 +71,9 @@ type unit struct {
 	mention bool    // the task points into the unit
 	best    int     // the line with the most weight
 	why     []string
+	// cuts, for the file's preamble only (non-nil), are the lines after
+	// which it may end: each closes an import statement.
+	cuts []int
 }
 
 // fileShape is what units need to know about a file's definitions.
@@ -521,7 +524,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// The file's preamble (package clause, imports) goes right after the
 	// best unit: fixes often touch it, and it tells what the code uses.
 	if pre := preamble(shape.imp); pre > 0 && len(us) > 0 {
-		u := unit{r: LineRange{1, pre}, name: "imports", why: []string{"preamble"}}
+		u := unit{r: LineRange{1, pre}, name: "imports", why: []string{"preamble"}, cuts: importCuts(f.Lang, l.lines, shape.imp, pre)}
 		us = append(us[:1], append([]unit{u}, us[1:]...)...)
 	}
 	p.units[r.file] = us
@@ -550,6 +553,26 @@ func (p *packer) unitWeights(tfs []map[int32]int, defs int) []float64 {
 		}
 	}
 	return w
+}
+
+// importCuts returns the lines before pre after which a preamble may end
+// without cutting a statement: each ends an import statement that starts
+// unindented (the next line is not its continuation). A prefix cut
+// elsewhere would show an import block without its end, or a Python try:
+// without its except:, fragments the model cannot read.
+func importCuts(lang string, lines []string, imp []bool, pre int) []int {
+	cuts := []int{}
+	top := false // the statement that line e ends started unindented
+	for e := 1; e < pre && e < len(lines); e++ {
+		t := lines[e-1]
+		if isImportLine(lang, strings.TrimSpace(t)) {
+			top = t == strings.TrimLeft(t, " \t")
+		}
+		if top && imp[e-1] && !(imp[e] && !isImportLine(lang, strings.TrimSpace(lines[e]))) {
+			cuts = append(cuts, e)
+		}
+	}
+	return cuts
 }
 
 // preamble returns the last line of a file's import section, when it is
