@@ -549,14 +549,17 @@ func TestUnitQueryTF(t *testing.T) {
 // TestImportLines checks that an import statement spanning several lines
 // (a parenthesized Python import, a TypeScript import list, a Rust use
 // tree, a Go import block) marks every one of its lines, so that the
-// preamble ends where the statement does, and that a bracket left open
-// by a line the scanner misreads does not swallow the file.
+// preamble ends where the statement does, that a bracket left open by a
+// line the scanner misreads does not swallow the file, and where a
+// preamble too large for its room may end (importCuts): never inside a
+// statement, nor inside an indented block such as Python's try:.
 func TestImportLines(t *testing.T) {
 	tests := []struct {
 		name string
 		lang string
 		src  []string
 		want string // one mark per line: i for an import line, . otherwise
+		cuts []int  // where a preamble too large for its room may end
 	}{
 		{"python parenthesized", "python", []string{
 			"import os",
@@ -566,12 +569,12 @@ func TestImportLines(t *testing.T) {
 			")",
 			"",
 			"class Headers:",
-		}, "iiiii.."},
+		}, "iiiii..", []int{1}},
 		{"python backslash", "python", []string{
 			"from a import b, \\",
 			"    c",
 			"x = (1,",
-		}, "ii."},
+		}, "ii.", []int{}},
 		{"typescript list", "typescript", []string{
 			"import {",
 			"  createFilter,",
@@ -579,7 +582,7 @@ func TestImportLines(t *testing.T) {
 			"} from './utils'",
 			"import type { Plugin } from 'rollup'",
 			"const x = import('./lazy')",
-		}, "iiiii."},
+		}, "iiiii.", []int{4}},
 		{"rust use tree", "rust", []string{
 			"use std::{",
 			"    io::{self, Write},",
@@ -587,7 +590,7 @@ func TestImportLines(t *testing.T) {
 			"};",
 			"pub use crate::x;",
 			"fn main() {}",
-		}, "iiiii."},
+		}, "iiiii.", []int{4}},
 		{"go block with a blank line", "go", []string{
 			"package retry",
 			"",
@@ -598,7 +601,7 @@ func TestImportLines(t *testing.T) {
 			")",
 			"",
 			"func F() {}",
-		}, "i.iiiii.."},
+		}, "i.iiiii..", []int{1}},
 		{"javascript comma-first requires", "javascript", []string{
 			"var finalhandler = require('finalhandler')",
 			"  , methods = Router.methods.concat('del')",
@@ -607,63 +610,18 @@ func TestImportLines(t *testing.T) {
 			"var x = require('x'),",
 			"    y = require('y');",
 			"app.use(require('z'))",
-		}, "iii.ii."},
+		}, "iii.ii.", []int{3}},
 		{"a string holds a bracket", "typescript", []string{
 			"import { a } from './a('",
 			"const b = 1",
-		}, "i."},
+		}, "i.", []int{}},
 		{"an unclosed bracket ends at a blank line", "python", []string{
 			"from x import (a,",
 			"    b",
 			"",
 			"def f():",
 			"    return (1,",
-		}, "ii..."},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var got strings.Builder
-			for _, imp := range importLines(tc.lang, tc.src) {
-				if imp {
-					got.WriteByte('i')
-				} else {
-					got.WriteByte('.')
-				}
-			}
-			if diff := cmp.Diff(tc.want, got.String()); diff != "" {
-				t.Errorf("importLines (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestImportCuts(t *testing.T) {
-	tests := []struct {
-		name string
-		lang string
-		src  []string
-		want []int
-	}{
-		{"go block is whole or nothing", "go", []string{
-			"package retry",
-			"",
-			"import (",
-			"\t\"fmt\"",
-			"",
-			"\t\"github.com/x/y\"",
-			")",
-			"",
-			"func F() {}",
-		}, []int{1}},
-		{"python statements, one spanning lines", "python", []string{
-			"import os",
-			"from ._utils import (",
-			"    guess_json_utf,",
-			")",
-			"import sys",
-			"",
-			"class Headers:",
-		}, []int{1, 4}},
+		}, "ii...", []int{}},
 		{"python imports in a try block", "python", []string{
 			"import zlib",
 			"try:",
@@ -673,26 +631,23 @@ func TestImportCuts(t *testing.T) {
 			"import sys",
 			"",
 			"def f():",
-		}, []int{1}},
-		{"rust use tree", "rust", []string{
-			"use std::{",
-			"    io::Write,",
-			"};",
-			"use crate::x;",
-			"fn main() {}",
-		}, []int{3}},
-		{"javascript comma-first requires", "javascript", []string{
-			"var finalhandler = require('finalhandler')",
-			"  , methods = require('methods');",
-			"var x = require('x');",
-			"app.use(x)",
-		}, []int{2}},
+		}, "i.i..i..", []int{1}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			var got strings.Builder
 			imp := importLines(tc.lang, tc.src)
-			got := importCuts(tc.lang, tc.src, imp, preamble(imp))
-			if diff := cmp.Diff(tc.want, got); diff != "" {
+			for _, m := range imp {
+				if m {
+					got.WriteByte('i')
+				} else {
+					got.WriteByte('.')
+				}
+			}
+			if diff := cmp.Diff(tc.want, got.String()); diff != "" {
+				t.Errorf("importLines (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.cuts, importCuts(tc.lang, tc.src, imp, preamble(imp))); diff != "" {
 				t.Errorf("importCuts (-want +got):\n%s", diff)
 			}
 		})
