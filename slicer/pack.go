@@ -230,9 +230,17 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		}
 		deep++
 		// The stretch: the room a whole file may take, which is also the
-		// room excerpts get when not even one fits the plain share.
+		// room excerpts get when not even one fits the plain share. It is
+		// for the files a fix edits: a test, a doc or a config the task
+		// does not name is read for how the code is used, and its best
+		// definitions within its share tell that. Measured on the kit's
+		// eleven sets: 5 tasks won, 2 lost, none on go-git, cobra,
+		// express, ripgrep or moby, whose tests rarely outrank a source.
 		room := rest + int(stretchReserve*float64(tailBudget+mapBudget))
-		stretch := max(alloc, int(wholeStretch*math.Pow(rel, wholeStretchExp)*float64(room)))
+		stretch := alloc
+		if r.signals.Class >= 1 || r.named {
+			stretch = max(alloc, int(wholeStretch*math.Pow(rel, wholeStretchExp)*float64(room)))
+		}
 		v := p.wholeIfWithin(r, stretch)
 		if v == nil {
 			v = p.viewWithin(r, alloc, 0)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -696,4 +697,71 @@ func FuzzImportLines(f *testing.F) {
 			last = e
 		}
 	})
+}
+
+// TestStretchIsForSources: the whole-file stretch is for the files a fix
+// edits. A test the task does not name, ranked second, shows its best
+// tests within its depth share, and the source ranked after it gets the
+// room to go in whole; a test the task names may still take the stretch.
+func TestStretchIsForSources(t *testing.T) {
+	fn := func(name, body string, n int) string {
+		var b strings.Builder
+		for k := range n {
+			fmt.Fprintf(&b, "\n// %s%d %s, case %d.\nfunc %s%d(v int) int {\n\tw := v * %d\n\tif w > %d {\n\t\tw -= %d\n\t}\n\treturn w\n}\n",
+				name, k, body, k, name, k, k+3, 100+k, k+1)
+		}
+		return b.String()
+	}
+	files := map[string]string{
+		"retry/retry.go":      "package retry\n\n// Do retries op with backoff and jitter.\nfunc Do(op func() error) error { return op() }\n",
+		"retry/retry_test.go": "package retry\n" + fn("TestBackoffJitter", "checks the retry backoff jitter", 20),
+		"retry/schedule.go":   "package retry\n" + fn("step", "is an unrelated entry of the table", 20),
+	}
+	for k := range 60 {
+		files[fmt.Sprintf("svc/s%02d.go", k)] = fmt.Sprintf("package svc\n\n// S%d retries with backoff.\nfunc S%d() {}\n", k, k)
+	}
+	ix, read := memIndex(t, files)
+	c := testCounter(t)
+	for _, named := range []bool{false, true} {
+		p, rk, _, err := prepare(context.Background(), ix, "retry backoff jitter", c, &SelectOptions{Budget: 3000, ReadFile: read, Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The order of the case, whatever the lexical scores: the source
+		// first, the test second, the source the fix edits third, then
+		// files whose small wholes take what breadth has.
+		score := map[string]float64{"retry/retry.go": 1, "retry/retry_test.go": 0.46, "retry/schedule.go": 0.45}
+		for k := range rk {
+			path := ix.Files[rk[k].file].Path
+			rk[k].signals.Score = 0.3
+			if s, ok := score[path]; ok {
+				rk[k].signals.Score = s
+			}
+			rk[k].signals.Class = 1
+			if path == "retry/retry_test.go" {
+				rk[k].signals.Class = classFactor(index.Test)
+				rk[k].named = named
+			}
+		}
+		sort.SliceStable(rk, func(a, b int) bool { return rk[a].signals.Score > rk[b].signals.Score })
+		if err := p.pack(context.Background(), rk); err != nil {
+			t.Fatal(err)
+		}
+		gran := map[string]Granularity{}
+		for _, v := range p.views {
+			gran[v.path] = v.gran
+		}
+		if named {
+			if g := gran["retry/retry_test.go"]; g != GranWhole {
+				t.Errorf("named test: retry_test.go shown as %v, want whole", g)
+			}
+			continue
+		}
+		if g := gran["retry/retry_test.go"]; g != GranDefinitions {
+			t.Errorf("unnamed test: retry_test.go shown as %v, want definitions", g)
+		}
+		if g := gran["retry/schedule.go"]; g != GranWhole {
+			t.Errorf("unnamed test: schedule.go shown as %v, want whole", g)
+		}
+	}
 }

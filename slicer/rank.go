@@ -771,6 +771,7 @@ type ranked struct {
 	file    int // index into Index.Files
 	signals Signals
 	lines   []int // lines that mentions point at
+	named   bool  // a path, file name or frame of the task names the file
 }
 
 // rankInput is everything scoring needs, so that it can be tested on
@@ -888,6 +889,7 @@ func rankFiles(in *rankInput) []ranked {
 		r := ranked{file: i, signals: *s}
 		if t := men[i]; t != nil {
 			r.lines = t.lines
+			r.named = t.explicit
 			if in.explain {
 				r.signals.Why = append(r.signals.Why, t.why...)
 			}

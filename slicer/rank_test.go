@@ -102,6 +102,28 @@ func TestScoreFormulas(t *testing.T) {
 			t.Errorf("Mention (-want +got):\n%s", diff)
 		}
 	})
+	t.Run("named is a path, file name or frame", func(t *testing.T) {
+		// A path and a file name name the file; a symbol it defines
+		// does not, so the file keeps its class when packed.
+		for _, tc := range []struct {
+			task, path string
+			want       bool
+		}{
+			{"vendor/v/beta.go is outdated", "vendor/v/beta.go", true},
+			{"alpha_test.go fails", "pkg/alpha_test.go", true},
+			{"calling Alpha() twice", "pkg/alpha.go", false},
+		} {
+			got := false
+			for _, r := range rankTask(t, ix, read, tc.task) {
+				if ix.Files[r.file].Path == tc.path {
+					got = r.named
+				}
+			}
+			if got != tc.want {
+				t.Errorf("%q: %s named = %v, want %v", tc.task, tc.path, got, tc.want)
+			}
+		}
+	})
 	t.Run("code-like symbol mention", func(t *testing.T) {
 		s := get(rankTask(t, ix, read, "calling Alpha() twice"), "pkg/alpha.go")
 		// One definer: mentionSymbol / sqrt(1); the file's stem also
