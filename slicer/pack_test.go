@@ -699,11 +699,12 @@ func FuzzImportLines(f *testing.F) {
 	})
 }
 
-// TestStretchIsForSources: the whole-file stretch is for the files a fix
-// edits. A test the task does not name, ranked second, shows its best
-// tests within its depth share, and the source ranked after it gets the
-// room to go in whole; a test the task names may still take the stretch.
-func TestStretchIsForSources(t *testing.T) {
+// TestContextFilesAsBreadth: depth is for the files a fix edits. A test
+// the task does not name, ranked below the best file, is shown as
+// breadth (its best unit within the breadth cap), and the source ranked
+// after it gets the room to go in whole; a test the task names, or one
+// that ranks first, still gets depth.
+func TestContextFilesAsBreadth(t *testing.T) {
 	fn := func(name, body string, n int) string {
 		var b strings.Builder
 		for k := range n {
@@ -717,51 +718,70 @@ func TestStretchIsForSources(t *testing.T) {
 		"retry/retry_test.go": "package retry\n" + fn("TestBackoffJitter", "checks the retry backoff jitter", 20),
 		"retry/schedule.go":   "package retry\n" + fn("step", "is an unrelated entry of the table", 20),
 	}
-	for k := range 60 {
-		files[fmt.Sprintf("svc/s%02d.go", k)] = fmt.Sprintf("package svc\n\n// S%d retries with backoff.\nfunc S%d() {}\n", k, k)
+	for k := range 150 {
+		files[fmt.Sprintf("svc/s%03d.go", k)] = fmt.Sprintf("package svc\n\n// S%d retries with backoff.\nfunc S%d() {}\n", k, k)
 	}
 	ix, read := memIndex(t, files)
 	c := testCounter(t)
-	for _, named := range []bool{false, true} {
-		p, rk, _, err := prepare(context.Background(), ix, "retry backoff jitter", c, &SelectOptions{Budget: 3000, ReadFile: read, Parallelism: 1})
+	const budget = 5000
+	for _, tc := range []struct {
+		name        string
+		named, best bool
+		whole       bool // the test goes in whole
+	}{
+		{name: "unnamed"},
+		{name: "named", named: true, whole: true},
+		{name: "best", best: true, whole: true},
+	} {
+		p, rk, _, err := prepare(context.Background(), ix, "retry backoff jitter", c, &SelectOptions{Budget: budget, ReadFile: read, Parallelism: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		// The order of the case, whatever the lexical scores: the source
-		// first, the test second, the source the fix edits third, then
-		// files whose small wholes take what breadth has.
+		// first (or the test, when best), the test second, the source
+		// the fix edits third, then files whose small wholes take what
+		// breadth has.
 		score := map[string]float64{"retry/retry.go": 1, "retry/retry_test.go": 0.46, "retry/schedule.go": 0.45}
+		if tc.best {
+			score["retry/retry_test.go"] = 2
+		}
 		for k := range rk {
 			path := ix.Files[rk[k].file].Path
 			rk[k].signals.Score = 0.3
 			if s, ok := score[path]; ok {
 				rk[k].signals.Score = s
 			}
-			rk[k].signals.Class = 1
 			if path == "retry/retry_test.go" {
-				rk[k].signals.Class = classFactor(index.Test)
-				rk[k].named = named
+				if rk[k].class != index.Test {
+					t.Fatalf("retry_test.go ranks as class %v, want a test", rk[k].class)
+				}
+				rk[k].named = tc.named
 			}
 		}
 		sort.SliceStable(rk, func(a, b int) bool { return rk[a].signals.Score > rk[b].signals.Score })
 		if err := p.pack(context.Background(), rk); err != nil {
 			t.Fatal(err)
 		}
-		gran := map[string]Granularity{}
+		views := map[string]*view{}
 		for _, v := range p.views {
-			gran[v.path] = v.gran
+			views[v.path] = v
 		}
-		if named {
-			if g := gran["retry/retry_test.go"]; g != GranWhole {
-				t.Errorf("named test: retry_test.go shown as %v, want whole", g)
-			}
+		test := views["retry/retry_test.go"]
+		if test == nil {
+			t.Errorf("%s: retry_test.go not shown", tc.name)
 			continue
 		}
-		if g := gran["retry/retry_test.go"]; g != GranDefinitions {
-			t.Errorf("unnamed test: retry_test.go shown as %v, want definitions", g)
+		if got := test.gran == GranWhole; got != tc.whole {
+			t.Errorf("%s: retry_test.go shown as %v, want whole = %v", tc.name, test.gran, tc.whole)
 		}
-		if g := gran["retry/schedule.go"]; g != GranWhole {
-			t.Errorf("unnamed test: schedule.go shown as %v, want whole", g)
+		if tc.whole {
+			continue
+		}
+		if cap := min(maxTail, max(minTail, int(float64(budget)*tailFileShare))); test.tokens > cap || len(test.units) > 1 {
+			t.Errorf("%s: retry_test.go shows %d units in %d tokens, want its best unit within the breadth cap %d", tc.name, len(test.units), test.tokens, cap)
+		}
+		if v := views["retry/schedule.go"]; v == nil || v.gran != GranWhole {
+			t.Errorf("%s: schedule.go shown as %+v, want whole", tc.name, v)
 		}
 	}
 }

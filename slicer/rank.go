@@ -770,8 +770,9 @@ func sourceKeys(p string) [2]string {
 type ranked struct {
 	file    int // index into Index.Files
 	signals Signals
-	lines   []int // lines that mentions point at
-	named   bool  // a path, file name or frame of the task names the file
+	lines   []int       // lines that mentions point at
+	named   bool        // a path, file name or frame of the task names the file
+	class   index.Class // the class the file ranks as (rankClass)
 }
 
 // rankInput is everything scoring needs, so that it can be tested on
@@ -886,7 +887,7 @@ func rankFiles(in *rankInput) []ranked {
 		if s.Score <= 0 {
 			continue
 		}
-		r := ranked{file: i, signals: *s}
+		r := ranked{file: i, signals: *s, class: class[i]}
 		if t := men[i]; t != nil {
 			r.lines = t.lines
 			r.named = t.explicit
