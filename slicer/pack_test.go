@@ -777,8 +777,8 @@ func TestContextFilesAsBreadth(t *testing.T) {
 		if tc.whole {
 			continue
 		}
-		if cap := min(maxTail, max(minTail, int(float64(budget)*tailFileShare))); test.tokens > cap || len(test.units) > 1 {
-			t.Errorf("%s: retry_test.go shows %d units in %d tokens, want its best unit within the breadth cap %d", tc.name, len(test.units), test.tokens, cap)
+		if limit := min(maxTail, max(minTail, int(float64(budget)*tailFileShare))); test.tokens > limit || len(test.units) > 1 {
+			t.Errorf("%s: retry_test.go shows %d units in %d tokens, want its best unit within the breadth cap %d", tc.name, len(test.units), test.tokens, limit)
 		}
 		if v := views["retry/schedule.go"]; v == nil || v.gran != GranWhole {
 			t.Errorf("%s: schedule.go shown as %+v, want whole", tc.name, v)
