@@ -195,10 +195,20 @@ func isFixtureDir(dirs []string) bool {
 }
 
 func isDoc(dirs []string, lower string) bool {
+	_, code := extLang[path.Ext(lower)]
 	for _, d := range dirs {
 		switch strings.ToLower(d) {
-		case "doc", "docs", "documentation", "man":
+		case "docs", "documentation":
 			return true
+		case "doc", "man":
+			// A package or module named doc or man (cobra's doc, which
+			// writes man pages and markdown; ripgrep's flags/doc) is code
+			// like any other: only its prose is documentation. A docs/ or
+			// documentation/ tree is a site, whose code is its build and
+			// its examples.
+			if !code {
+				return true
+			}
 		}
 	}
 	switch path.Ext(lower) {

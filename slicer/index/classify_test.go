@@ -49,6 +49,12 @@ func TestClassifyPath(t *testing.T) {
 		{"static/app.min.js", Minified},
 		{"README.md", Doc},
 		{"docs/design.txt", Doc},
+		{"doc/md_docs.go", Source},               // cobra's doc package
+		{"crates/core/flags/doc/man.rs", Source}, // ripgrep's man page writer
+		{"doc/md_docs.md", Doc},                  // its prose stays prose
+		{"man/docker-run.1.md", Doc},
+		{"docs/conf.py", Doc}, // a docs site's build
+		{"doc/man_docs_test.go", Test},
 		{"LICENSE", Doc},
 		{"Makefile", Config},
 		{".github/workflows/ci.yml", Config},
