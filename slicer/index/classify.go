@@ -231,9 +231,13 @@ func isConfig(dirs []string, lower string) bool {
 	case ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".json", ".jsonc", ".json5", ".editorconfig", ".env", ".gradle", ".cmake", ".mk", ".bazel", ".bzl":
 		return true
 	}
+	// setup.py is not here: it is a Python program (install_requires,
+	// extras, entry points), and a dependency or packaging change edits
+	// it as code. Measured on requests and httpx, where it is gold in 6 of
+	// 120 kit tasks: 3 tasks won, none lost.
 	switch lower {
 	case "makefile", "gnumakefile", "dockerfile", "containerfile", "go.mod", "go.work", "package.json", "tsconfig.json",
-		"cargo.toml", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "gemfile", "rakefile", "pom.xml",
+		"cargo.toml", "pyproject.toml", "setup.cfg", "requirements.txt", "gemfile", "rakefile", "pom.xml",
 		"build.gradle", "settings.gradle", "cmakelists.txt", "build", "workspace", "justfile", "procfile", "vagrantfile",
 		".gitignore", ".gitattributes", ".gitmodules", ".dockerignore", ".ctxtrimignore", ".golangci.yml", ".prettierrc", ".eslintrc":
 		return true

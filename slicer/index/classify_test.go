@@ -57,6 +57,8 @@ func TestClassifyPath(t *testing.T) {
 		{"doc/man_docs_test.go", Test},
 		{"LICENSE", Doc},
 		{"Makefile", Config},
+		{"pyproject.toml", Config},
+		{"setup.py", Source}, // a program: install_requires, extras
 		{".github/workflows/ci.yml", Config},
 		{"Dockerfile", Config},
 		{"config/app.yaml", Config},
