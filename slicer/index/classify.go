@@ -215,6 +215,9 @@ func isDoc(dirs []string, lower string) bool {
 	case ".md", ".markdown", ".rst", ".adoc", ".asciidoc", ".txt", ".org", ".rdoc", ".pod":
 		return true
 	}
+	if code {
+		return false // licenses.go, security.go, changes.py: code named like prose
+	}
 	for _, p := range []string{"readme", "changelog", "changes", "license", "licence", "copying", "notice", "authors", "contributing", "security", "code_of_conduct", "maintainers"} {
 		if strings.HasPrefix(lower, p) {
 			return true

@@ -55,6 +55,11 @@ func TestClassifyPath(t *testing.T) {
 		{"man/docker-run.1.md", Doc},
 		{"docs/conf.py", Doc}, // a docs site's build
 		{"doc/man_docs_test.go", Test},
+		{"cobra/cmd/licenses.go", Source}, // code named like prose
+		{"daemon/changes.go", Source},
+		{"packages/vite/src/node/plugins/license.ts", Source},
+		{"CHANGES", Doc},
+		{"LICENSE-MIT", Doc},
 		{"LICENSE", Doc},
 		{"Makefile", Config},
 		{"pyproject.toml", Config},
