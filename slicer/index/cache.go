@@ -41,8 +41,9 @@ import (
 const cacheFormat = 4
 
 // classifierVersion is bumped when binary, generated or minified detection
-// changes, since their results are cached.
-const classifierVersion = 3
+// changes, since their results are cached. 4: "auto-generated" in a
+// header's prose no longer marks the file.
+const classifierVersion = 4
 
 // extractVersion is bumped when extraction code (not a query: those are
 // hashed into cacheVersion) changes what it finds. 2: Lua parses are
