@@ -88,7 +88,8 @@
 // at most maxParagraph each way) for one-line definitions such as a
 // constant of a block, for code outside every definition and for a class's
 // own lines between its methods; the file's preamble (package clause and
-// imports, at most maxPreambleLines), placed right after the best unit.
+// imports, at most maxPreambleLines, without a licence header above
+// them), placed right after the best unit.
 // Import lines are never a unit of their own; an import statement that
 // spans lines (Go's import block, Python's `from x import (`, a
 // TypeScript `import {` list, a Rust `use a::{` tree, a JavaScript

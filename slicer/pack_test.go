@@ -785,3 +785,68 @@ func TestContextFilesAsBreadth(t *testing.T) {
 		}
 	}
 }
+
+// TestLicenceEnd: a licence header is a comment block that opens the
+// file, names a copyright or a licence and is set apart from the code by
+// a blank line.
+func TestLicenceEnd(t *testing.T) {
+	apache := "/*\n * Copyright (C) 2008 Google Inc.\n *\n * Licensed under the Apache License, Version 2.0 (the \"License\");\n */\n\npackage com.google.gson;\n"
+	for _, tc := range []struct {
+		name, src string
+		want      int
+	}{
+		{"java block comment", apache, 6},
+		{"go line comments, two blank lines", "// Copyright 2013 The Cobra Authors\n// SPDX-License-Identifier: Apache-2.0\n\n\npackage cobra\n", 4},
+		{"python after a shebang", "#!/usr/bin/env python\n# Copyright 2019 Kenneth Reitz\n# Licensed under Apache 2.0\n\nimport os\n", 4},
+		{"one-line block", "/*! express | MIT Licensed */\n\n'use strict';\n", 2},
+		{"a package doc comment runs into the code", "// Package license reads licence files.\npackage license\n", 0},
+		{"no copyright or licence", "// Helpers for the CLI.\n\npackage cli\n", 0},
+		{"code first", "package p\n\n// Copyright 2020\n", 0},
+		{"nothing after the header", "// Copyright 2020 The Authors\n", 0},
+		{"an unclosed block", "/* Copyright 2020\n\npackage p\n", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := licenceEnd(strings.Split(strings.TrimSuffix(tc.src, "\n"), "\n")); got != tc.want {
+				t.Errorf("licenceEnd = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPreambleSkipsLicence: an excerpted file shows its package clause
+// and imports, not the licence header above them (16 lines, about 120
+// tokens, on every excerpted gson file).
+func TestPreambleSkipsLicence(t *testing.T) {
+	licence := "// Copyright 2024 The Authors.\n//\n// Licensed under the Apache License, Version 2.0 (the \"License\");\n// you may not use this file except in compliance with the License.\n\n"
+	var b strings.Builder
+	b.WriteString("package retry\n\nimport (\n\t\"errors\"\n\t\"time\"\n)\n")
+	for k := range 40 {
+		fmt.Fprintf(&b, "\n// Step%d waits before attempt %d.\nfunc Step%d(d time.Duration) error {\n\tif d < %d {\n\t\treturn errors.New(\"short\")\n\t}\n\treturn nil\n}\n", k, k, k, k)
+	}
+	b.WriteString("\n// Backoff doubles the retry delay after a failed attempt.\nfunc Backoff(d time.Duration) time.Duration {\n\treturn 2 * d\n}\n")
+	c := testCounter(t)
+	for _, tc := range []struct {
+		name, head string
+		first      int // the first line the preamble shows
+	}{
+		{"licence", licence, 5}, // the blank line above the package clause, as above every block
+		{"none", "", 1},
+	} {
+		ix, read := memIndex(t, map[string]string{"retry/retry.go": tc.head + b.String()})
+		sel, err := Select(context.Background(), ix, "retry backoff delay doubles", c, &SelectOptions{Budget: 600, Format: FormatPaths, ReadFile: read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ranges, ok := strings.CutPrefix(strings.TrimSpace(sel.Text), "retry/retry.go\t")
+		if !ok || strings.Count(sel.Text, "\n") != 1 {
+			t.Fatalf("%s: paths %q, want retry/retry.go alone", tc.name, sel.Text)
+		}
+		first, _, _ := strings.Cut(ranges, "-")
+		if first != strconv.Itoa(tc.first) {
+			t.Errorf("%s: ranges %s, want the preamble from line %d", tc.name, ranges, tc.first)
+		}
+		if !strings.Contains(ranges, ",") {
+			t.Errorf("%s: ranges %s, want excerpts (the preamble and Backoff)", tc.name, ranges)
+		}
+	}
+}

@@ -524,7 +524,18 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// The file's preamble (package clause, imports) goes right after the
 	// best unit: fixes often touch it, and it tells what the code uses.
 	if pre := preamble(shape.imp); pre > 0 && len(us) > 0 {
-		u := unit{r: LineRange{1, pre}, name: "imports", why: []string{"preamble"}, cuts: importCuts(f.Lang, l.lines, shape.imp, pre)}
+		// A licence header above it says nothing about the code, and
+		// costs every excerpted file of a project that writes one (the
+		// Apache header of each gson file: 16 lines, about 120 tokens).
+		start := 1
+		if end := licenceEnd(l.lines); end > 0 && end < pre {
+			start = end + 1
+		}
+		cuts := importCuts(f.Lang, l.lines, shape.imp, pre)
+		for len(cuts) > 0 && cuts[0] < start {
+			cuts = cuts[1:]
+		}
+		u := unit{r: LineRange{start, pre}, name: "imports", why: []string{"preamble"}, cuts: cuts}
 		us = append(us[:1], append([]unit{u}, us[1:]...)...)
 	}
 	p.units[r.file] = us
@@ -573,6 +584,42 @@ func importCuts(lang string, lines []string, imp []bool, pre int) []int {
 		}
 	}
 	return cuts
+}
+
+// licenceEnd returns the last line of a licence header: a comment block
+// that opens the file, names a copyright or a licence and is followed by
+// a blank line (a comment that runs into the code documents it), with the
+// blank lines after it; 0 when the file has none.
+func licenceEnd(lines []string) int {
+	i, block := 0, false
+	for ; i < len(lines) && i < maxPreambleLines; i++ {
+		t := strings.TrimSpace(lines[i])
+		if block {
+			if strings.Contains(t, "*/") {
+				block = false
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(t, "/*"):
+			block = !strings.Contains(t[2:], "*/")
+		case strings.HasPrefix(t, "//"), t == "#", strings.HasPrefix(t, "# "), strings.HasPrefix(t, "#!"):
+		default:
+			goto end
+		}
+	}
+end:
+	if i == 0 || block || i >= len(lines) || strings.TrimSpace(lines[i]) != "" {
+		return 0
+	}
+	head := strings.ToLower(strings.Join(lines[:i], "\n"))
+	if !strings.Contains(head, "copyright") && !strings.Contains(head, "licen") {
+		return 0
+	}
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	return i
 }
 
 // preamble returns the last line of a file's import section, when it is
