@@ -595,20 +595,18 @@ func licenceEnd(lines []string) int {
 	for ; i < len(lines) && i < maxPreambleLines; i++ {
 		t := strings.TrimSpace(lines[i])
 		if block {
-			if strings.Contains(t, "*/") {
-				block = false
-			}
+			block = !strings.Contains(t, "*/")
 			continue
 		}
-		switch {
-		case strings.HasPrefix(t, "/*"):
+		if strings.HasPrefix(t, "/*") {
 			block = !strings.Contains(t[2:], "*/")
-		case strings.HasPrefix(t, "//"), t == "#", strings.HasPrefix(t, "# "), strings.HasPrefix(t, "#!"):
-		default:
-			goto end
+			continue
+		}
+		// Line comments: //, and # but not #include or #define.
+		if !strings.HasPrefix(t, "//") && t != "#" && !strings.HasPrefix(t, "# ") && !strings.HasPrefix(t, "#!") {
+			break
 		}
 	}
-end:
 	if i == 0 || block || i >= len(lines) || strings.TrimSpace(lines[i]) != "" {
 		return 0
 	}
