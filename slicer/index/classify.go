@@ -203,10 +203,10 @@ func isDoc(dirs []string, lower string) bool {
 		case "doc", "man":
 			// A package or module named doc or man (cobra's doc, which
 			// writes man pages and markdown; ripgrep's flags/doc) is code
-			// like any other: only its prose is documentation. A docs/ or
-			// documentation/ tree is a site, whose code is its build and
-			// its examples.
-			if !code {
+			// like any other: only its prose is documentation, and a
+			// Sphinx site's conf.py. A docs/ or documentation/ tree is a
+			// site, whose code is its build and its examples.
+			if !code || lower == "conf.py" {
 				return true
 			}
 		}

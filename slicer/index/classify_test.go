@@ -54,6 +54,7 @@ func TestClassifyPath(t *testing.T) {
 		{"doc/md_docs.md", Doc},                  // its prose stays prose
 		{"man/docker-run.1.md", Doc},
 		{"docs/conf.py", Doc}, // a docs site's build
+		{"doc/conf.py", Doc},  // a Sphinx site in doc/
 		{"doc/man_docs_test.go", Test},
 		{"cobra/cmd/licenses.go", Source}, // code named like prose
 		{"daemon/changes.go", Source},
