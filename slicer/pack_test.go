@@ -786,33 +786,6 @@ func TestContextFilesAsBreadth(t *testing.T) {
 	}
 }
 
-// TestLicenceEnd: a licence header is a comment block that opens the
-// file, names a copyright or a licence and is set apart from the code by
-// a blank line.
-func TestLicenceEnd(t *testing.T) {
-	apache := "/*\n * Copyright (C) 2008 Google Inc.\n *\n * Licensed under the Apache License, Version 2.0 (the \"License\");\n */\n\npackage com.google.gson;\n"
-	for _, tc := range []struct {
-		name, src string
-		want      int
-	}{
-		{"java block comment", apache, 6},
-		{"go line comments, two blank lines", "// Copyright 2013 The Cobra Authors\n// SPDX-License-Identifier: Apache-2.0\n\n\npackage cobra\n", 4},
-		{"python after a shebang", "#!/usr/bin/env python\n# Copyright 2019 Kenneth Reitz\n# Licensed under Apache 2.0\n\nimport os\n", 4},
-		{"one-line block", "/*! express | MIT Licensed */\n\n'use strict';\n", 2},
-		{"a package doc comment runs into the code", "// Package license reads licence files.\npackage license\n", 0},
-		{"no copyright or licence", "// Helpers for the CLI.\n\npackage cli\n", 0},
-		{"code first", "package p\n\n// Copyright 2020\n", 0},
-		{"nothing after the header", "// Copyright 2020 The Authors\n", 0},
-		{"an unclosed block", "/* Copyright 2020\n\npackage p\n", 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := licenceEnd(strings.Split(strings.TrimSuffix(tc.src, "\n"), "\n")); got != tc.want {
-				t.Errorf("licenceEnd = %d, want %d", got, tc.want)
-			}
-		})
-	}
-}
-
 // TestPreambleSkipsLicence: an excerpted file shows its package clause
 // and imports, not the licence header above them (16 lines, about 120
 // tokens, on every excerpted gson file).

@@ -528,7 +528,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		// costs every excerpted file of a project that writes one (the
 		// Apache header of each gson file: 16 lines, about 120 tokens).
 		start := 1
-		if end := licenceEnd(l.lines); end > 0 && end < pre {
+		if end := index.LicenceEnd([]byte(strings.Join(l.lines[:min(len(l.lines), pre)], "\n"))); end > 0 && end < pre {
 			start = end + 1
 		}
 		cuts := importCuts(f.Lang, l.lines, shape.imp, pre)
@@ -584,40 +584,6 @@ func importCuts(lang string, lines []string, imp []bool, pre int) []int {
 		}
 	}
 	return cuts
-}
-
-// licenceEnd returns the last line of a licence header: a comment block
-// that opens the file, names a copyright or a licence and is followed by
-// a blank line (a comment that runs into the code documents it), with the
-// blank lines after it; 0 when the file has none.
-func licenceEnd(lines []string) int {
-	i, block := 0, false
-	for ; i < len(lines) && i < maxPreambleLines; i++ {
-		t := strings.TrimSpace(lines[i])
-		if block {
-			block = !strings.Contains(t, "*/")
-			continue
-		}
-		if strings.HasPrefix(t, "/*") {
-			block = !strings.Contains(t[2:], "*/")
-			continue
-		}
-		// Line comments: //, and # but not #include or #define.
-		if !strings.HasPrefix(t, "//") && t != "#" && !strings.HasPrefix(t, "# ") && !strings.HasPrefix(t, "#!") {
-			break
-		}
-	}
-	if i == 0 || block || i >= len(lines) || strings.TrimSpace(lines[i]) != "" {
-		return 0
-	}
-	head := strings.ToLower(strings.Join(lines[:i], "\n"))
-	if !strings.Contains(head, "copyright") && !strings.Contains(head, "licen") {
-		return 0
-	}
-	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
-		i++
-	}
-	return i
 }
 
 // preamble returns the last line of a file's import section, when it is

@@ -42,8 +42,9 @@ const cacheFormat = 4
 
 // classifierVersion is bumped when binary, generated or minified detection
 // changes, since their results are cached. 4: "auto-generated" in a
-// header's prose no longer marks the file.
-const classifierVersion = 4
+// header's prose no longer marks the file. 5: a ''' block is a header
+// comment, a line starting ", " is not.
+const classifierVersion = 5
 
 // extractVersion is bumped when extraction code (not a query: those are
 // hashed into cacheVersion) changes what it finds. 2: Lua parses are
