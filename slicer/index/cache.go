@@ -42,7 +42,7 @@ const cacheFormat = 4
 
 // classifierVersion is bumped when binary, generated or minified detection
 // changes, since their results are cached. 4: "auto-generated" in a
-// header's prose no longer marks the file. 5: a ''' block is a header
+// header's prose no longer marks the file. 5: a ”' block is a header
 // comment, a line starting ", " is not.
 const classifierVersion = 5
 
