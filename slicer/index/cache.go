@@ -42,8 +42,8 @@ const cacheFormat = 4
 
 // classifierVersion is bumped when binary, generated or minified detection
 // changes, since their results are cached. 4: "auto-generated" in a
-// header's prose no longer marks the file. 5: a ”' block is a header
-// comment, a line starting ", " is not.
+// header's prose no longer marks the file. 5: a docstring in single
+// quotes (Python's triple form) opens a header comment, a line starting ", " is not.
 const classifierVersion = 5
 
 // extractVersion is bumped when extraction code (not a query: those are
