@@ -297,7 +297,7 @@ func isGeneratedContent(p string, src []byte) bool {
 // it is a comment (false for a blank line). The header ends at the first
 // line that is neither: the first line of code. Comments are line
 // comments (//, #, --, ;, %; not #include or #define), <?xml and <?php
-// lines, and /* */, <!-- -->, """ and ”' blocks.
+// lines, and /* */, <!-- --> and Python's triple-quoted blocks (either quote).
 func scanHeader(src []byte, fn func(i int, line, t []byte, comment bool) bool) {
 	head := src[:min(len(src), generatedSniffBytes)]
 	block := "" // the end of the block comment the line is in, if any
