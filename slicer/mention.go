@@ -63,18 +63,28 @@ type mentionPatterns struct {
 	// flag matches a long command-line flag, --all or --no-verify,
 	// after a space, a quote or an opening bracket; group 1 is its name.
 	flag *regexp.Regexp
+	// issueRef matches a reference to an issue or pull request with the
+	// word that introduces it: "Closes #12", "fixes owner/repo#3", "see
+	// GH-40", "refs: https://…". GitHub's closing keywords and their kin.
+	issueRef *regexp.Regexp
+	// trailer matches a git trailer line: a hyphenated key (Signed-off-by,
+	// Assisted-by, Change-Id) or any key whose value ends in an address
+	// in angle brackets.
+	trailer *regexp.Regexp
 }
 
 // mentionREs returns the compiled mentionPatterns.
 var mentionREs = sync.OnceValue(func() *mentionPatterns {
 	return &mentionPatterns{
-		pyFrame: regexp.MustCompile(`File "([^"\n]+)", line (\d+)`),
-		frame:   regexp.MustCompile(`([A-Za-z0-9_.$@~+\-/\\]*[A-Za-z0-9_$\-]\.[A-Za-z][A-Za-z0-9]{0,9}):(\d+)`),
-		path:    regexp.MustCompile(`[A-Za-z0-9_.@~+\-]*(?:/[A-Za-z0-9_.@~+\-]+)+/?|[A-Za-z0-9_\-+@]+(?:\.[A-Za-z0-9_\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b`),
-		url:     regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`),
-		ident:   regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`),
-		flag:    regexp.MustCompile("(?:^|[\\s(\\[`'\"])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\\b"),
-		quote:   regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'"),
+		pyFrame:  regexp.MustCompile(`File "([^"\n]+)", line (\d+)`),
+		frame:    regexp.MustCompile(`([A-Za-z0-9_.$@~+\-/\\]*[A-Za-z0-9_$\-]\.[A-Za-z][A-Za-z0-9]{0,9}):(\d+)`),
+		path:     regexp.MustCompile(`[A-Za-z0-9_.@~+\-]*(?:/[A-Za-z0-9_.@~+\-]+)+/?|[A-Za-z0-9_\-+@]+(?:\.[A-Za-z0-9_\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b`),
+		url:      regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`),
+		ident:    regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`),
+		flag:     regexp.MustCompile("(?:^|[\\s(\\[`'\"])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\\b"),
+		issueRef: regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|addresse[sd]?)\s*:?\s+(?:(?:[\w.\-]+/[\w.\-]+)?#\d+|gh-\d+|[a-z][a-z0-9+.\-]*://\S+)`),
+		trailer:  regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s|[A-Za-z][A-Za-z0-9-]*:.*<[^<>\s]+@[^<>\s]+>\s*$)`),
+		quote:    regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'"),
 	}
 })
 
@@ -242,4 +252,33 @@ func isFileExt(s string) bool {
 		return true
 	}
 	return false
+}
+
+// taskText returns the task without what names no code: a closing
+// paragraph of git trailers (Signed-off-by, "Assisted-by: Claude Opus")
+// and the words that introduce an issue reference ("Closes #12": close
+// would match every Close method of a repository).
+func taskText(task string) string {
+	re := mentionREs()
+	lines := strings.Split(strings.TrimRight(task, " \t\r\n"), "\n")
+	last := len(lines) - 1
+	for last >= 0 && strings.TrimSpace(lines[last]) != "" {
+		last--
+	}
+	// The block after the last blank line is trailers when every line is
+	// one or continues one, and text comes before it.
+	if last > 0 && strings.TrimSpace(strings.Join(lines[:last], "")) != "" {
+		trailers := true
+		for k, l := range lines[last+1:] {
+			cont := k > 0 && l != strings.TrimLeft(l, " \t")
+			if !cont && !re.trailer.MatchString(l) {
+				trailers = false
+				break
+			}
+		}
+		if trailers {
+			lines = lines[:last]
+		}
+	}
+	return re.issueRef.ReplaceAllString(strings.Join(lines, "\n"), " ")
 }

@@ -93,3 +93,52 @@ func FuzzExtractMentions(f *testing.F) {
 		}
 	})
 }
+
+func TestTaskText(t *testing.T) {
+	tests := []struct {
+		name, task, want string
+	}{
+		{
+			name: "closing keyword and trailers",
+			task: "git: push, reject tag updates\n\nCloses #3298\n\nAssisted-by: Claude Opus 4.8 <noreply@anthropic.com>\nSigned-off-by: A B <a@b.c>",
+			want: "git: push, reject tag updates\n\n ",
+		},
+		{
+			name: "references of every form",
+			task: "Aliased app.helpers(). Closes #481, fixes o/r#2, resolved GH-7, see https://x.org/i/9 and refs: #3",
+			want: "Aliased app.helpers().  ,  ,  ,   and  ",
+		},
+		{
+			name: "a trailer continued on an indented line",
+			task: "Fix it\n\nCo-authored-by: A B\n  <a@b.c>",
+			want: "Fix it",
+		},
+		{
+			name: "an error message is not a trailer",
+			task: "Fix the retry\n\nError: connection refused",
+			want: "Fix the retry\n\nError: connection refused",
+		},
+		{
+			name: "a paragraph that is partly trailers stays",
+			task: "Fix the retry\n\nSigned-off-by: A <a@b.c>\nand the close path",
+			want: "Fix the retry\n\nSigned-off-by: A <a@b.c>\nand the close path",
+		},
+		{
+			name: "a task of trailers alone stays",
+			task: "Signed-off-by: A <a@b.c>",
+			want: "Signed-off-by: A <a@b.c>",
+		},
+		{
+			name: "words without a reference stay",
+			task: "close the pool; see the retry loop; fixes the #-prefixed names",
+			want: "close the pool; see the retry loop; fixes the #-prefixed names",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := taskText(tc.task); got != tc.want {
+				t.Errorf("taskText(%q) = %q, want %q", tc.task, got, tc.want)
+			}
+		})
+	}
+}

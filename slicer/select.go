@@ -260,7 +260,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	}
 
 	t0 := time.Now()
-	q := newQuery(task)
+	q := newQuery(taskText(task))
 	stats, err := scanContents(ctx, ix, q, par, read)
 	logf("scanned %d files in %v", len(ix.Files), time.Since(t0).Round(time.Millisecond))
 	if err != nil {
