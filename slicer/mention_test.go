@@ -1,6 +1,7 @@
 package slicer
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -141,4 +142,27 @@ func TestTaskText(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzTaskText checks that cleaning a task never panics, never adds text,
+// and leaves alone a task with nothing it removes but trailing space: no
+// colon (trailers, "refs:", URLs) and no '#' or "GH-" (issue numbers).
+func FuzzTaskText(f *testing.F) {
+	for _, s := range []string{
+		"Fix it\n\nSigned-off-by: A <a@b.c>",
+		"Closes #12, fixes o/r#3, see https://x.y/z",
+		"Fix the retry\n\nError: connection refused",
+		"\n\nAssisted-by: X\n  cont",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, task string) {
+		got := taskText(task)
+		if len(got) > len(task) {
+			t.Fatalf("taskText grew %q to %q", task, got)
+		}
+		if !strings.ContainsAny(task, ":#") && !strings.Contains(strings.ToLower(task), "gh-") && got != strings.TrimRight(task, " \t\r\n") {
+			t.Fatalf("taskText(%q) = %q, want it unchanged", task, got)
+		}
+	})
 }
