@@ -40,11 +40,15 @@
 //     also gives objectformat. Terms are lowercased
 //     and lightly stemmed; English and keyword stop words are dropped. Only
 //     the task's terms are counted, in one parallel pass over the files,
-//     so no term index has to be stored.
+//     so no term index has to be stored. The task ranks without a closing
+//     paragraph of git trailers and without the words that introduce an
+//     issue reference ("Closes #12"): see taskText.
 //   - mention: what the task names explicitly (mention.go), matched against
 //     the index: a full path or path suffix (mentionFullPath), a stack-trace
 //     frame of Go, Python, JavaScript or Java (mentionFrame, and its line
-//     steers the excerpt), a file name (mentionBaseName, split among
+//     steers the excerpt; a link to a file of the repository, one whose
+//     host/owner/name is a remote's, counts as a frame at its #L anchor,
+//     or as a full path without one), a file name (mentionBaseName, split among
 //     same-named files), a directory (mentionDir, split by square root), a
 //     code-like identifier the file defines (mentionSymbol, split by square
 //     root among at most maxSymbolDefiners definers; ×1.5 when written

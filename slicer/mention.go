@@ -1,6 +1,7 @@
 package slicer
 
 import (
+	"net/url"
 	"path"
 	"regexp"
 	"sort"
@@ -20,6 +21,16 @@ type mentions struct {
 	Paths  []pathMention  // path-like tokens and stack frames, in order of appearance
 	Idents []identMention // identifier-like tokens, deduplicated
 	Quotes []string       // quoted strings worth searching for verbatim
+	Links  []linkMention  // links to a file at a revision of some repository
+}
+
+// linkMention is a link to a file of a hosted repository: a GitHub or
+// GitLab "blob" URL, a Bitbucket "src" one. It names a file of this
+// repository only when Repo is one of its remotes (see acceptLinks).
+type linkMention struct {
+	Repo string // host/owner/name, lowercased, as normalizeRemote gives it
+	Path string // the file's path in the repository
+	Line int    // the first line the link's anchor points at; 0 when none
 }
 
 // pathMention is a path or file name in the task, with the line of a stack
@@ -55,6 +66,11 @@ type mentionPatterns struct {
 	path *regexp.Regexp
 	// url matches URLs, whose paths name files of other repositories.
 	url *regexp.Regexp
+	// link matches a URL of a file at a revision (GitHub and Gitea
+	// /blob/ and /raw/, GitLab /-/blob/, Bitbucket /src/): group 1 is the
+	// host, 2 the repository (owner/name, or a GitLab group path), 3 the
+	// file's path, 4 the anchor's first line (#L10, #L10-L20, #lines-10).
+	link *regexp.Regexp
 	// ident matches identifiers, dotted selectors included.
 	ident *regexp.Regexp
 	// quote matches double-quoted, backquoted and single-quoted strings on
@@ -66,6 +82,7 @@ type mentionPatterns struct {
 	// issueRef matches a reference to an issue or pull request with the
 	// word that introduces it: "Closes #12", "fixes owner/repo#3", "see
 	// GH-40", "refs: https://…". GitHub's closing keywords and their kin.
+	// Group 1 is the reference.
 	issueRef *regexp.Regexp
 	// trailer matches a git trailer line: a hyphenated key (Signed-off-by,
 	// Assisted-by, Change-Id) or any key whose value ends in an address
@@ -82,7 +99,8 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 		url:      regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`),
 		ident:    regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`),
 		flag:     regexp.MustCompile("(?:^|[\\s(\\[`'\"])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\\b"),
-		issueRef: regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|addresse[sd]?)\s*:?\s+(?:(?:[\w.\-]+/[\w.\-]+)?#\d+|gh-\d+|[a-z][a-z0-9+.\-]*://\S+)`),
+		link:     regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.\-]*://([^/\s]+)/((?:[^/\s]+/)*?[^/\s]+)/(?:-/)?(?:blob|raw|src)/[^/\s]+/([^#?\s]+)(?:\?[^#\s]*)?(?:#(?:L|lines-)(\d+)\S*)?$`),
+		issueRef: regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|addresse[sd]?)\s*:?\s+((?:[\w.\-]+/[\w.\-]+)?#\d+|gh-\d+|[a-z][a-z0-9+.\-]*://\S+)`),
 		trailer:  regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s|[A-Za-z][A-Za-z0-9-]*:.*<[^<>\s]+@[^<>\s]+>\s*$)`),
 		quote:    regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'"),
 	}
@@ -111,6 +129,19 @@ func extractMentions(task string) mentions {
 		}
 		seenPath[p] = len(m.Paths)
 		m.Paths = append(m.Paths, pathMention{Path: p, Line: line, Frame: frame})
+	}
+	for _, u := range re.url.FindAllString(task, -1) {
+		u = strings.TrimRight(u, ".,;:)]}>'\"`")
+		sm := re.link.FindStringSubmatch(u)
+		if sm == nil {
+			continue
+		}
+		p, err := url.PathUnescape(sm[3])
+		if err != nil || cleanMentionPath(p) == "" {
+			continue
+		}
+		n, _ := strconv.Atoi(sm[4])
+		m.Links = append(m.Links, linkMention{Repo: strings.ToLower(sm[1] + "/" + sm[2]), Path: cleanMentionPath(p), Line: n})
 	}
 	noURL := re.url.ReplaceAllString(task, " ")
 	for _, sm := range re.pyFrame.FindAllStringSubmatch(task, -1) {
@@ -280,5 +311,63 @@ func taskText(task string) string {
 			lines = lines[:last]
 		}
 	}
-	return re.issueRef.ReplaceAllString(strings.Join(lines, "\n"), " ")
+	// A URL stays: it may link to a file of this repository (Links).
+	return re.issueRef.ReplaceAllStringFunc(strings.Join(lines, "\n"), func(m string) string {
+		if ref := re.issueRef.FindStringSubmatch(m)[1]; strings.Contains(ref, "://") {
+			return " " + ref
+		}
+		return " "
+	})
+}
+
+// normalizeRemote returns a remote's URL as host/owner/name, lowercased,
+// the form linkMention.Repo takes: https://github.com/psf/requests.git,
+// git@github.com:psf/requests and ssh://git@github.com:22/psf/requests
+// all give github.com/psf/requests. "" when it names no host.
+func normalizeRemote(u string) string {
+	u = strings.ToLower(strings.TrimSpace(u))
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	} else if i := strings.Index(u, ":"); i > 1 && !strings.Contains(u[:i], "/") {
+		// scp-like, as git reads it; one letter is a Windows drive
+		u = u[:i] + "/" + u[i+1:]
+	} else {
+		return ""
+	}
+	if i := strings.Index(u, "@"); i >= 0 && i < strings.Index(u+"/", "/") {
+		u = u[i+1:]
+	}
+	host, rest, ok := strings.Cut(u, "/")
+	if !ok || host == "" || rest == "" {
+		return ""
+	}
+	if h, port, ok := strings.Cut(host, ":"); ok && port != "" && allDigits([]byte(port)) {
+		host = h
+	}
+	rest = strings.TrimSuffix(strings.TrimSuffix(rest, "/"), ".git")
+	return host + "/" + rest
+}
+
+// acceptLinks turns the task's links to files of this repository (one of
+// remotes, normalized) into path mentions, a line anchor into a frame's
+// line; a link to another repository names none of its files, however
+// alike their paths (README.md, setup.py).
+func (m *mentions) acceptLinks(remotes map[string]bool) {
+	for _, l := range m.Links {
+		if !remotes[l.Repo] {
+			continue
+		}
+		dup := false
+		for k := range m.Paths {
+			if m.Paths[k].Path == l.Path {
+				if l.Line > 0 && m.Paths[k].Line == 0 {
+					m.Paths[k].Line, m.Paths[k].Frame = l.Line, true
+				}
+				dup = true
+			}
+		}
+		if !dup {
+			m.Paths = append(m.Paths, pathMention{Path: l.Path, Line: l.Line, Frame: l.Line > 0})
+		}
+	}
 }

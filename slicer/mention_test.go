@@ -82,6 +82,7 @@ func TestExtractMentionsIdents(t *testing.T) {
 func FuzzExtractMentions(f *testing.F) {
 	for _, s := range []string{
 		`File "x.py", line 9`, "a.go:12:3", "`x` \"yyyy\" 'zzzz'", "../../..", "http://x.com/a.go:1",
+		"https://github.com/o/r/blob/main/a%2Fb/c.go#L9-L12).", "https://h/g/-/blob/x/../y#lines-3",
 	} {
 		f.Add(s)
 	}
@@ -90,6 +91,11 @@ func FuzzExtractMentions(f *testing.F) {
 		for _, p := range m.Paths {
 			if p.Path == "" || p.Line < 0 {
 				t.Fatalf("bad path mention %+v from %q", p, s)
+			}
+		}
+		for _, l := range m.Links {
+			if l.Path == "" || l.Line < 0 || !strings.Contains(l.Repo, "/") || l.Repo != strings.ToLower(l.Repo) {
+				t.Fatalf("bad link mention %+v from %q", l, s)
 			}
 		}
 	})
@@ -107,7 +113,7 @@ func TestTaskText(t *testing.T) {
 		{
 			name: "references of every form",
 			task: "Aliased app.helpers(). Closes #481, fixes o/r#2, resolved GH-7, see https://x.org/i/9 and refs: #3",
-			want: "Aliased app.helpers().  ,  ,  ,   and  ",
+			want: "Aliased app.helpers().  ,  ,  ,  https://x.org/i/9 and  ",
 		},
 		{
 			name: "a trailer continued on an indented line",
@@ -165,4 +171,58 @@ func FuzzTaskText(f *testing.F) {
 			t.Fatalf("taskText(%q) = %q, want it unchanged", task, got)
 		}
 	})
+}
+
+func TestExtractLinks(t *testing.T) {
+	tests := []struct {
+		name, task string
+		want       []linkMention
+	}{
+		{
+			name: "GitHub permalink with a line range, in parentheses",
+			task: "breaks here (https://github.com/Psf/Requests/blob/4e5b8f1/src/requests/sessions.py#L500-L510).",
+			want: []linkMention{{Repo: "github.com/psf/requests", Path: "src/requests/sessions.py", Line: 500}},
+		},
+		{
+			name: "GitLab group path and /-/blob/",
+			task: "see https://gitlab.com/grp/sub/proj/-/blob/main/lib/a%20b.rb#L7",
+			want: []linkMention{{Repo: "gitlab.com/grp/sub/proj", Path: "lib/a b.rb", Line: 7}},
+		},
+		{
+			name: "Bitbucket src with lines anchor, and a raw link without one",
+			task: "https://bitbucket.org/o/r/src/abc/x/y.py#lines-12 and https://github.com/o/r/raw/main/z.go",
+			want: []linkMention{
+				{Repo: "bitbucket.org/o/r", Path: "x/y.py", Line: 12},
+				{Repo: "github.com/o/r", Path: "z.go"},
+			},
+		},
+		{
+			name: "issue, tree and plain URLs are no file links",
+			task: "https://github.com/o/r/issues/630 https://github.com/o/r/tree/main/pkg https://bugs.python.org/issue1208304",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, extractMentions(tc.task).Links); diff != "" {
+				t.Errorf("links (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestNormalizeRemote(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://github.com/psf/requests.git":    "github.com/psf/requests",
+		"git@github.com:psf/requests.git":        "github.com/psf/requests",
+		"ssh://git@github.com:22/psf/requests":   "github.com/psf/requests",
+		"https://user:tok@GitLab.com/grp/sub/p/": "gitlab.com/grp/sub/p",
+		"/work/.mirror/psf+requests/repo":        "",
+		"file:///srv/git/r.git":                  "",
+		"C:/repos/r":                             "",
+		"github.com":                             "",
+	} {
+		if got := normalizeRemote(in); got != want {
+			t.Errorf("normalizeRemote(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

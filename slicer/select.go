@@ -261,6 +261,13 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 
 	t0 := time.Now()
 	q := newQuery(taskText(task))
+	if len(q.m.Links) > 0 {
+		repo := opts.Repository
+		if repo == nil {
+			repo = ix.Repository()
+		}
+		q.m.acceptLinks(remoteSet(repo))
+	}
 	stats, err := scanContents(ctx, ix, q, par, read)
 	logf("scanned %d files in %v", len(ix.Files), time.Since(t0).Round(time.Millisecond))
 	if err != nil {
@@ -287,6 +294,27 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	p.q, p.stats = q, stats
 	logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
 	return p, rk, sel, nil
+}
+
+// remoteSet returns the repository's remote URLs, normalized; empty
+// without a repository or remotes.
+func remoteSet(repo *git.Repository) map[string]bool {
+	set := map[string]bool{}
+	if repo == nil {
+		return set
+	}
+	remotes, err := repo.Remotes()
+	if err != nil {
+		return set
+	}
+	for _, r := range remotes {
+		for _, u := range r.Config().URLs {
+			if n := normalizeRemote(u); n != "" {
+				set[n] = true
+			}
+		}
+	}
+	return set
 }
 
 // loadHistory reads the history from opts.Repository or from the
