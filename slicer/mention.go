@@ -88,6 +88,10 @@ type mentionPatterns struct {
 	// Assisted-by, Change-Id) or any key whose value ends in an address
 	// in angle brackets.
 	trailer *regexp.Regexp
+	// signoff matches a trailer line that credits a person by address
+	// (Co-authored-by: A B <a@b.c>): metadata wherever it stands, as in
+	// the body of a squash merge, which repeats each commit's trailers.
+	signoff *regexp.Regexp
 }
 
 // mentionREs returns the compiled mentionPatterns.
@@ -102,6 +106,7 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 		link:     regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.\-]*://([^/\s]+)/((?:[^/\s]+/)*?[^/\s]+)/(?:-/)?(?:blob|raw|src)/[^/\s]+/([^#?\s]+)(?:\?[^#\s]*)?(?:#(?:L|lines-)(\d+)\S*)?$`),
 		issueRef: regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|addresse[sd]?)\s*:?\s+((?:[\w.\-]+/[\w.\-]+)?#\d+|gh-\d+|[a-z][a-z0-9+.\-]*://\S+)`),
 		trailer:  regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s|[A-Za-z][A-Za-z0-9-]*:.*<[^<>\s]+@[^<>\s]+>\s*$)`),
+		signoff:  regexp.MustCompile(`^\s*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:.*<[^<>\s]+@[^<>\s]+>\s*$`),
 		quote:    regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'"),
 	}
 })
@@ -286,8 +291,9 @@ func isFileExt(s string) bool {
 }
 
 // taskText returns the task without what names no code: a closing
-// paragraph of git trailers (Signed-off-by, "Assisted-by: Claude Opus")
-// and the words that introduce an issue reference ("Closes #12": close
+// paragraph of git trailers (Signed-off-by, "Assisted-by: Claude Opus"),
+// a trailer that credits someone by address wherever it stands, and the
+// words that introduce an issue reference ("Closes #12": close
 // would match every Close method of a repository).
 func taskText(task string) string {
 	re := mentionREs()
@@ -310,6 +316,15 @@ func taskText(task string) string {
 		if trailers {
 			lines = lines[:last]
 		}
+	}
+	kept := lines[:0:0]
+	for _, l := range lines {
+		if !re.signoff.MatchString(l) {
+			kept = append(kept, l)
+		}
+	}
+	if strings.TrimSpace(strings.Join(kept, "")) != "" {
+		lines = kept
 	}
 	// A URL stays: it may link to a file of this repository (Links).
 	return re.issueRef.ReplaceAllStringFunc(strings.Join(lines, "\n"), func(m string) string {

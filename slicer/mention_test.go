@@ -121,14 +121,19 @@ func TestTaskText(t *testing.T) {
 			want: "Fix it",
 		},
 		{
+			name: "credits inside a squash merge's body",
+			task: "Drop it (#1073)\n\n* Drop it\n\nCo-authored-by: F M <f@m.c>\n\n* Linting",
+			want: "Drop it (#1073)\n\n* Drop it\n\n\n* Linting",
+		},
+		{
 			name: "an error message is not a trailer",
 			task: "Fix the retry\n\nError: connection refused",
 			want: "Fix the retry\n\nError: connection refused",
 		},
 		{
 			name: "a paragraph that is partly trailers stays",
-			task: "Fix the retry\n\nSigned-off-by: A <a@b.c>\nand the close path",
-			want: "Fix the retry\n\nSigned-off-by: A <a@b.c>\nand the close path",
+			task: "Fix the retry\n\nChange-Id: I12ab\nand the close path",
+			want: "Fix the retry\n\nChange-Id: I12ab\nand the close path",
 		},
 		{
 			name: "a task of trailers alone stays",
