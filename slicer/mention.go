@@ -185,12 +185,15 @@ func extractMentions(task string) mentions {
 		m.Quotes = append(m.Quotes, q)
 	}
 
+	// Identifiers come from the text without its URLs: a host or a path
+	// of one (code.google.com, github.com/o/r/issues) is dotted like a
+	// selector but names no code.
 	seenIdent := map[string]int{}
-	for _, loc := range re.ident.FindAllStringSubmatchIndex(task, -1) {
-		tok := task[loc[0]:loc[1]]
+	for _, loc := range re.ident.FindAllStringSubmatchIndex(noURL, -1) {
+		tok := noURL[loc[0]:loc[1]]
 		call := loc[2] >= 0
 		tok = strings.TrimSuffix(tok, "()")
-		if !call && loc[1] < len(task) && task[loc[1]] == '(' {
+		if !call && loc[1] < len(noURL) && noURL[loc[1]] == '(' {
 			call = true
 		}
 		inSpan := codeSpans[tok]

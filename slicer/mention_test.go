@@ -79,6 +79,20 @@ func TestExtractMentionsIdents(t *testing.T) {
 	}
 }
 
+// TestExtractMentionsIdentsSkipURLs: a URL's host and path are dotted
+// and slashed like code, but name none; identifiers around it still count.
+func TestExtractMentionsIdentsSkipURLs(t *testing.T) {
+	got := extractMentions("fixed https://code.google.com/p/google-gson/issues/detail?id=509 in Gson.fromJson")
+	var names []string
+	for _, id := range got.Idents {
+		names = append(names, id.Name)
+	}
+	want := []string{"Gson", "fixed", "fromJson", "in"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("idents (-want +got):\n%s", diff)
+	}
+}
+
 func FuzzExtractMentions(f *testing.F) {
 	for _, s := range []string{
 		`File "x.py", line 9`, "a.go:12:3", "`x` \"yyyy\" 'zzzz'", "../../..", "http://x.com/a.go:1",
