@@ -64,7 +64,8 @@ type mentionPatterns struct {
 	// path matches path-like tokens: words joined by slashes or ending in
 	// a file extension.
 	path *regexp.Regexp
-	// url matches URLs, whose paths name files of other repositories.
+	// url matches URLs. Their paths name files of other repositories,
+	// and are no path mentions; only a link to a file of this one is.
 	url *regexp.Regexp
 	// link matches a URL of a file at a revision (GitHub and Gitea
 	// /blob/ and /raw/, GitLab /-/blob/, Bitbucket /src/): group 1 is the
@@ -142,11 +143,11 @@ func extractMentions(task string) mentions {
 			continue
 		}
 		p, err := url.PathUnescape(sm[3])
-		if err != nil || cleanMentionPath(p) == "" {
+		if p = cleanMentionPath(p); err != nil || p == "" {
 			continue
 		}
 		n, _ := strconv.Atoi(sm[4])
-		m.Links = append(m.Links, linkMention{Repo: strings.ToLower(sm[1] + "/" + sm[2]), Path: cleanMentionPath(p), Line: n})
+		m.Links = append(m.Links, linkMention{Repo: strings.ToLower(sm[1] + "/" + sm[2]), Path: p, Line: n})
 	}
 	noURL := re.url.ReplaceAllString(task, " ")
 	for _, sm := range re.pyFrame.FindAllStringSubmatch(task, -1) {
