@@ -37,7 +37,8 @@
 //     http, header, and the compound parsehttpheader, so a task naming an
 //     identifier exactly matches it more strongly than its parts;
 //     snake_case and kebab-case split the same way, and object-format
-//     also gives objectformat. Terms are lowercased
+//     also gives objectformat; a plural acronym is one part, so URLs
+//     gives url as the code's url does. Terms are lowercased
 //     and lightly stemmed; English and keyword stop words are dropped. Only
 //     the task's terms are counted, in one parallel pass over the files,
 //     so no term index has to be stored. The task ranks without a closing

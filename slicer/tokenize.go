@@ -102,7 +102,7 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 			switch {
 			case ascii.IsLower(prev) && ascii.IsUpper(cur): // parseHTTP: e|H
 				boundary = true
-			case ascii.IsUpper(prev) && ascii.IsUpper(cur) && k+1 < len(w) && ascii.IsLower(w[k+1]): // HTTPHeader: P|He
+			case ascii.IsUpper(prev) && ascii.IsUpper(cur) && k+1 < len(w) && ascii.IsLower(w[k+1]) && !pluralAcronym(w, k+1): // HTTPHeader: P|He
 				boundary = true
 			case ascii.IsDigit(prev) && ascii.IsUpper(cur): // utf8Reader: 8|R
 				boundary = true
@@ -113,6 +113,16 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 					parts++
 				}
 				start = k
+				continue
+			}
+			if pluralAcronym(w, k) {
+				// URLs, IDs, APIsFor: the acronym is the part, its
+				// plural s is dropped, as stem drops it from a word.
+				if s.part(w[start:k], emit) {
+					n++
+					parts++
+				}
+				start = -1
 				continue
 			}
 		}
@@ -137,6 +147,15 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 		n++
 	}
 	return n
+}
+
+// pluralAcronym reports whether w[k] is the s of a plural acronym: a
+// lowercase s after two capitals, ending the word or a part of it (URLs,
+// IDsByName). Split by case alone, URLs would give "UR" and "Ls", and a
+// task's "URLs" would never meet the code's url.
+func pluralAcronym(w []byte, k int) bool {
+	return k >= 2 && w[k] == 's' && ascii.IsUpper(w[k-1]) && ascii.IsUpper(w[k-2]) &&
+		(k+1 == len(w) || !ascii.IsLower(w[k+1]))
 }
 
 // part emits one sub-word if it is a term, and appends it to the compound.

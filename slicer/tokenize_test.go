@@ -19,6 +19,8 @@ func TestTerms(t *testing.T) {
 		{"stems", "retries headers matched caching", []string{"retry", "header", "match", "cach"}},
 		{"stop words and numbers dropped", "the 503 of it", nil},
 		{"single letters dropped", "a b xY", nil},
+		{"plural acronyms", "URLs IDs APIsFor fileURLs", []string{"url", "id", "api", "apifor", "file", "url", "fileurl"}},
+		{"acronym then a word in s", "URLsafe HTTPServer", []string{"ur", "lsafe", "urlsafe", "http", "server", "httpserver"}},
 		{"prose and code agree", "Retry on 503 loses the request body: retryRequest", []string{"retry", "lose", "request", "body", "retry", "request", "retryrequest"}},
 	}
 	for _, tc := range tests {
