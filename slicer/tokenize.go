@@ -246,7 +246,11 @@ func isStopWord(t []byte) bool {
 		"func", "function", "return", "var", "let", "const", "def", "self", "nil", "null",
 		"none", "true", "false", "import", "package", "elif",
 		"try", "catch", "except", "finally", "throw", "raise", "new",
-		"signed", "off", "co", "author", "www", "com":
+		"signed", "off", "co", "author", "www", "com",
+		// What an apostrophe leaves of a contraction: doesn't gives
+		// doesn and t, we'll gives we and ll.
+		"don", "doesn", "didn", "isn", "aren", "wasn", "weren", "won", "hasn", "haven",
+		"hadn", "shouldn", "wouldn", "couldn", "mustn", "needn", "ll", "ve":
 		return true
 	}
 	return false
