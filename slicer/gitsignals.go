@@ -13,12 +13,15 @@ import (
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
 
 // This file reads the git signals: recency and co-change from the first-
 // parent history of HEAD (never other refs: they may lead to the future of
-// a checked-out commit), and uncommitted changes from the index's Status.
+// a checked-out commit), uncommitted changes from the index's Status, and
+// the commits a task names by id: the files they changed and the lines
+// they wrote.
 
 const (
 	// defaultHistoryCommits bounds how far back the history goes, which
@@ -43,17 +46,10 @@ const (
 // as readHistory does. It returns ok=false when git is not installed or
 // fails, so that the caller falls back to go-git.
 func readHistoryCLI(ctx context.Context, root string, max int) (h *history, ok bool) {
-	git, err := exec.LookPath("git")
-	if err != nil || root == "" {
-		return nil, false
-	}
-	cmd := exec.CommandContext(ctx, git, "-C", root, "log", "--first-parent", "--diff-merges=first-parent",
+	cmd := gitCommand(ctx, root, "log", "--first-parent", "--diff-merges=first-parent",
 		"--no-renames", "--name-only", "--format=%x01%P%x02", "-z", "-n", strconv.Itoa(max), "HEAD", "--")
-	// The repository is the one at root, whatever a hook's environment says.
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "GIT_") {
-			cmd.Env = append(cmd.Env, kv)
-		}
+	if cmd == nil {
+		return nil, false
 	}
 	out, err := cmd.Output()
 	if err != nil {
@@ -79,6 +75,23 @@ func readHistoryCLI(ctx context.Context, root string, max int) (h *history, ok b
 		h.commits = append(h.commits, paths)
 	}
 	return h, true
+}
+
+// gitCommand returns the git command with args run on the repository at
+// root, or nil when git is not installed or there is no root.
+func gitCommand(ctx context.Context, root string, args ...string) *exec.Cmd {
+	git, err := exec.LookPath("git")
+	if err != nil || root == "" {
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, git, append([]string{"-C", root}, args...)...)
+	// The repository is the one at root, whatever a hook's environment says.
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	return cmd
 }
 
 // history is the list of files each commit changed, newest first.
@@ -211,4 +224,293 @@ func (h *history) coChange(lk *lookup, n int, seeds []int, weight []float64) []f
 		}
 	}
 	return scaleToMax(out)
+}
+
+// Named commits: how much of one is read.
+const (
+	// maxCommitHunks is the most lines a named commit points at in one
+	// file: the first line of each of its first hunks there.
+	maxCommitHunks = 8
+	// maxPatchBytes bounds the files whose lines a named commit points at:
+	// diffing a larger blob costs more than the lines are worth.
+	maxPatchBytes = 1 << 20
+)
+
+// resolveCommits looks up the commits the task names in repo and fills in
+// the files each changed (against its first parent), with the lines of
+// each at HEAD that it wrote when the file is unchanged since. An id the
+// repository lacks, an ambiguous one, a root commit and a commit of more
+// than maxCommitFiles files are dropped: they point nowhere in particular.
+// Errors are not fatal: a named commit is a hint, not a requirement.
+func resolveCommits(ctx context.Context, root string, repo *git.Repository, named []commitMention) []commitMention {
+	if repo == nil || len(named) == 0 {
+		return nil
+	}
+	ids := commitIDsCLI(ctx, root, named)
+	var head *object.Tree // HEAD's tree, read by go-git only when needed
+	headTree := func() *object.Tree {
+		if head == nil {
+			if ref, err := repo.Head(); err == nil {
+				if c, err := repo.CommitObject(ref.Hash()); err == nil {
+					head, _ = c.Tree()
+				}
+			}
+		}
+		return head
+	}
+	var out []commitMention
+	seen := map[plumbing.Hash]bool{}
+	for _, cm := range named {
+		if ctx.Err() != nil {
+			break
+		}
+		var h plumbing.Hash
+		if ids != nil {
+			var ok bool
+			if h, ok = ids[cm.ID]; !ok {
+				continue
+			}
+		} else if p, err := repo.ResolveRevision(plumbing.Revision(cm.ID)); err == nil {
+			h = *p
+		} else {
+			continue
+		}
+		if seen[h] {
+			continue // named twice, by a short and a long id
+		}
+		seen[h] = true
+		files, ok := commitFilesCLI(ctx, root, h)
+		if !ok {
+			files = commitFilesGoGit(ctx, repo, h, headTree)
+		}
+		if len(files) > 0 {
+			cm.Files = files
+			out = append(out, cm)
+		}
+	}
+	return out
+}
+
+// commitFilesCLI returns the files commit h changed against its first
+// parent, with the lines of each it wrote (commitFile), from git's
+// zero-context patch; go-git would load every pack index of the
+// repository first (a third of a second on moby). It returns ok=false
+// when git is not installed or fails, and no files for a root commit or
+// one of more than maxCommitFiles files.
+func commitFilesCLI(ctx context.Context, root string, h plumbing.Hash) (files []commitFile, ok bool) {
+	id := h.String()
+	// A merge shows against its first parent, as in the history. The
+	// first line of the output is the commit's parents: a root commit,
+	// which adds everything, points nowhere, as in the history.
+	cmd := gitCommand(ctx, root, "-c", "core.quotePath=false", "show", "--format=%P", "--diff-merges=first-parent",
+		"--no-color", "--no-ext-diff", "--no-renames", "--no-textconv", "-U0", id, "--")
+	if cmd == nil {
+		return nil, false
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	parents, patch, _ := strings.Cut(string(out), "\n")
+	if strings.TrimSpace(parents) == "" {
+		return nil, true
+	}
+	files = parseZeroContextDiff(patch)
+	if len(files) == 0 || len(files) > maxCommitFiles {
+		return nil, true
+	}
+	// Lines hold only in a file unchanged since the commit.
+	args := []string{"diff", "--name-only", "-z", "--no-renames", id, "HEAD", "--"}
+	for _, f := range files {
+		args = append(args, ":(literal)"+f.Path)
+	}
+	cmd = gitCommand(ctx, root, args...)
+	since, err := cmd.Output()
+	if err != nil {
+		return nil, false
+	}
+	changed := map[string]bool{}
+	for _, p := range strings.Split(string(since), "\x00") {
+		changed[p] = true
+	}
+	for k := range files {
+		if changed[files[k].Path] {
+			files[k].Lines = nil
+		}
+	}
+	return files, true
+}
+
+// parseZeroContextDiff reads a patch made with -U0: the files it leaves
+// (deleted ones are not listed) and, for each, the first line of each of
+// its first maxCommitHunks hunks on the new side, that is the first line
+// with text of what a hunk adds, or the line after what it only deletes.
+func parseZeroContextDiff(patch string) []commitFile {
+	var files []commitFile
+	var cur *commitFile
+	pending := 0 // the new-side line of the hunk's next added line; 0 when its first line is found
+	for _, l := range strings.Split(patch, "\n") {
+		switch {
+		case strings.HasPrefix(l, "diff --git "):
+			cur, pending = nil, 0
+		case strings.HasPrefix(l, "+++ "):
+			p := strings.TrimPrefix(l, "+++ ")
+			if uq, err := strconv.Unquote(p); err == nil {
+				p = uq
+			}
+			if p, ok := strings.CutPrefix(p, "b/"); ok {
+				files = append(files, commitFile{Path: p})
+				cur = &files[len(files)-1]
+			}
+		case strings.HasPrefix(l, "@@ ") && cur != nil:
+			pending = 0
+			// @@ -a,b +c,d @@: d new lines from c; none (d = 0) after c.
+			_, plus, _ := strings.Cut(l, " +")
+			plus, _, _ = strings.Cut(plus, " ")
+			start, count, hasCount := strings.Cut(plus, ",")
+			c, err := strconv.Atoi(start)
+			if err != nil || c < 0 || len(cur.Lines) >= maxCommitHunks {
+				continue
+			}
+			if n, _ := strconv.Atoi(count); hasCount && n == 0 {
+				cur.Lines = append(cur.Lines, c+1)
+				continue
+			}
+			pending = max(c, 0)
+		case strings.HasPrefix(l, "+") && cur != nil && pending > 0:
+			if strings.TrimSpace(l[1:]) != "" {
+				cur.Lines = append(cur.Lines, pending)
+				pending = 0
+			} else {
+				pending++
+			}
+		}
+	}
+	return files
+}
+
+// commitFilesGoGit is commitFilesCLI through go-git, for a machine
+// without git; head returns HEAD's tree, or nil.
+func commitFilesGoGit(ctx context.Context, repo *git.Repository, h plumbing.Hash, head func() *object.Tree) []commitFile {
+	c, err := repo.CommitObject(h)
+	if err != nil || c.NumParents() == 0 {
+		return nil
+	}
+	parent, err := c.Parent(0)
+	if err != nil {
+		return nil
+	}
+	tree, err1 := c.Tree()
+	ptree, err2 := parent.Tree()
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	changes, err := object.DiffTreeWithOptions(ctx, ptree, tree, nil)
+	if err != nil || len(changes) > maxCommitFiles {
+		return nil
+	}
+	var files []commitFile
+	for _, ch := range changes {
+		if ch.To.Name == "" {
+			continue // deleted by the commit: nothing of it to show
+		}
+		f := commitFile{Path: ch.To.Name}
+		if t := head(); t != nil {
+			if e, err := t.FindEntry(ch.To.Name); err == nil && e.Hash == ch.To.TreeEntry.Hash {
+				f.Lines = changedLines(ctx, ch)
+			}
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// commitIDsCLI resolves the named ids to commits with one git process,
+// which finds a short id by binary search in the pack indexes; go-git
+// scans every entry of them (80 ms an id on moby's million objects). It
+// returns nil when git is not installed or fails, so that the caller
+// falls back to go-git; an id that is missing, ambiguous or no commit is
+// absent from the map.
+func commitIDsCLI(ctx context.Context, root string, named []commitMention) map[string]plumbing.Hash {
+	cmd := gitCommand(ctx, root, "cat-file", "--batch-check=%(objectname) %(objecttype)")
+	if cmd == nil {
+		return nil
+	}
+	var in strings.Builder
+	for _, cm := range named {
+		in.WriteString(cm.ID + "^{commit}\n")
+	}
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
+	if err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != len(named) {
+		return nil
+	}
+	ids := map[string]plumbing.Hash{}
+	for k, l := range lines {
+		if hash, typ, ok := strings.Cut(l, " "); ok && typ == "commit" && plumbing.IsHash(hash) {
+			ids[named[k].ID] = plumbing.NewHash(hash)
+		}
+	}
+	return ids
+}
+
+// changedLines returns the first new-side line of each of the change's
+// first maxCommitHunks hunks: where it added or replaced lines, or where
+// it deleted some. Nil for a binary or large file.
+func changedLines(ctx context.Context, ch *object.Change) []int {
+	_, to, err := ch.Files()
+	if err != nil || to == nil || to.Size > maxPatchBytes {
+		return nil
+	}
+	if _, from, err := ch.Files(); err == nil && from != nil && from.Size > maxPatchBytes {
+		return nil
+	}
+	patch, err := ch.PatchContext(ctx)
+	if err != nil {
+		return nil
+	}
+	var lines []int
+	for _, fp := range patch.FilePatches() {
+		if fp.IsBinary() {
+			return nil
+		}
+		line := 1 // the next line of the new side
+		inHunk := false
+		for _, chunk := range fp.Chunks() {
+			n := strings.Count(chunk.Content(), "\n")
+			if c := chunk.Content(); c != "" && !strings.HasSuffix(c, "\n") {
+				n++
+			}
+			switch chunk.Type() {
+			case diff.Equal:
+				line += n
+				inHunk = false
+			case diff.Add, diff.Delete:
+				if !inHunk && len(lines) < maxCommitHunks {
+					at := line
+					if chunk.Type() == diff.Add {
+						// The first line with text: a blank line
+						// before a definition belongs to no unit.
+						for _, l := range strings.Split(chunk.Content(), "\n") {
+							if strings.TrimSpace(l) != "" {
+								break
+							}
+							at++
+						}
+						at = min(at, line+n-1)
+					}
+					lines = append(lines, at)
+				}
+				inHunk = true
+				if chunk.Type() == diff.Add {
+					line += n
+				}
+			}
+		}
+	}
+	return lines
 }

@@ -22,7 +22,31 @@ type mentions struct {
 	Idents []identMention // identifier-like tokens, deduplicated
 	Quotes []string       // quoted strings worth searching for verbatim
 	Links  []linkMention  // links to a file at a revision of some repository
+	// Commits are the commit ids the task writes (7 to 40 hex digits, a
+	// digit and a letter among them), in order, at most maxNamedCommits;
+	// resolveCommits finds the files each changed.
+	Commits []commitMention
 }
+
+// commitMention is a commit the task names ("This reverts commit 1a2b3c4",
+// "a regression from 5d6e7f8"). Files is what it changed, filled in by
+// resolveCommits; nil until then, or when the repository lacks it.
+type commitMention struct {
+	ID    string
+	Files []commitFile
+}
+
+// commitFile is a file a named commit changed, with the lines of its
+// version at HEAD that the commit wrote, when the file has not changed
+// since (so that the commit's line numbers still hold).
+type commitFile struct {
+	Path  string
+	Lines []int
+}
+
+// maxNamedCommits bounds the commits a task may name that are looked up:
+// a list of many hashes is a log, not a pointer.
+const maxNamedCommits = 4
 
 // linkMention is a link to a file of a hosted repository: a GitHub or
 // GitLab "blob" URL, a Bitbucket "src" one. It names a file of this
@@ -89,6 +113,8 @@ type mentionPatterns struct {
 	// Assisted-by, Change-Id) or any key whose value ends in an address
 	// in angle brackets.
 	trailer *regexp.Regexp
+	// commit matches a commit id: 7 to 40 lowercase hex digits as a word.
+	commit *regexp.Regexp
 	// signoff matches a trailer line that credits a person by address
 	// (Co-authored-by: A B <a@b.c>): metadata wherever it stands, as in
 	// the body of a squash merge, which repeats each commit's trailers.
@@ -107,6 +133,7 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 		link:     regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.\-]*://([^/\s]+)/((?:[^/\s]+/)*?[^/\s]+)/(?:-/)?(?:blob|raw|src)/[^/\s]+/([^#?\s]+)(?:\?[^#\s]*)?(?:#(?:L|lines-)(\d+)\S*)?$`),
 		issueRef: regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|addresse[sd]?)\s*:?\s+((?:[\w.\-]+/[\w.\-]+)?#\d+|gh-\d+|[a-z][a-z0-9+.\-]*://\S+)`),
 		trailer:  regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s|[A-Za-z][A-Za-z0-9-]*:.*<[^<>\s]+@[^<>\s]+>\s*$)`),
+		commit:   regexp.MustCompile(`\b[0-9a-f]{7,40}\b`),
 		signoff:  regexp.MustCompile(`^\s*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:.*<[^<>\s]+@[^<>\s]+>\s*$`),
 		quote:    regexp.MustCompile("\"([^\"\n]{4,200})\"|`([^`\n]{2,200})`|(?:^|[\\s(\\[{=:,])'([^'\n]{4,200})'"),
 	}
@@ -148,6 +175,24 @@ func extractMentions(task string) mentions {
 		}
 		n, _ := strconv.Atoi(sm[4])
 		m.Links = append(m.Links, linkMention{Repo: strings.ToLower(sm[1] + "/" + sm[2]), Path: p, Line: n})
+	}
+	// A commit id may stand in a URL (…/commit/1a2b3c4): all the text
+	// counts. A word of hex letters alone (deadbeef, facade) or of digits
+	// alone (a date, a count) is no id.
+	for _, id := range re.commit.FindAllString(task, -1) {
+		if len(m.Commits) == maxNamedCommits {
+			break
+		}
+		if strings.Trim(id, "0123456789") == "" || strings.Trim(id, "abcdef") == "" {
+			continue
+		}
+		dup := false
+		for _, c := range m.Commits {
+			dup = dup || c.ID == id
+		}
+		if !dup {
+			m.Commits = append(m.Commits, commitMention{ID: id})
+		}
 	}
 	noURL := re.url.ReplaceAllString(task, " ")
 	for _, sm := range re.pyFrame.FindAllStringSubmatch(task, -1) {

@@ -102,6 +102,14 @@ func FuzzExtractMentions(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		m := extractMentions(s)
+		if len(m.Commits) > maxNamedCommits {
+			t.Fatalf("%d commits from %q", len(m.Commits), s)
+		}
+		for _, c := range m.Commits {
+			if len(c.ID) < 7 || len(c.ID) > 40 || strings.Trim(c.ID, "0123456789abcdef") != "" || !strings.Contains(s, c.ID) {
+				t.Fatalf("bad commit id %q from %q", c.ID, s)
+			}
+		}
 		for _, p := range m.Paths {
 			if p.Path == "" || p.Line < 0 {
 				t.Fatalf("bad path mention %+v from %q", p, s)
@@ -113,6 +121,31 @@ func FuzzExtractMentions(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestExtractCommits(t *testing.T) {
+	tests := []struct {
+		name, task string
+		want       []string
+	}{
+		{"revert message", "Revert \"fix: x\"\n\nThis reverts commit 833fc302f3f4a5030f49207b5fbf10422f3247a2.", []string{"833fc302f3f4a5030f49207b5fbf10422f3247a2"}},
+		{"short ids, once each", "a regression from 1a2b3c4 (see 1a2b3c4 and e519c7a5)", []string{"1a2b3c4", "e519c7a5"}},
+		{"in a URL", "https://github.com/o/r/commit/0a2919f34fcbc635", []string{"0a2919f34fcbc635"}},
+		{"words and numbers are no ids", "deadbeef facade 20240131 0x1f2e3d4c ABCDEF1234", nil},
+		{"too short or too long", "abc1234 is; ab12cd is not; " + strings.Repeat("a1", 21) + " is not", []string{"abc1234"}},
+		{"at most four", "1111111a 2222222b 3333333c 4444444d 5555555e", []string{"1111111a", "2222222b", "3333333c", "4444444d"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range extractMentions(tc.task).Commits {
+				got = append(got, c.ID)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("commits of %q (-want +got):\n%s", tc.task, diff)
+			}
+		})
+	}
 }
 
 func TestTaskText(t *testing.T) {

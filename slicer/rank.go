@@ -83,6 +83,7 @@ const (
 	mentionSymbol   = 0.5  // a code-like identifier the file defines, split (by square root) among definers
 	mentionWord     = 0.15 // a plain word equal to a symbol the file defines
 	mentionQuote    = 0.7  // a quoted string found verbatim, split among files that contain it
+	mentionCommit   = 0.5  // a commit the task names changed the file, split (by square root) among its files
 	maxMention      = 1.5  // cap: several mentions confirm, they do not multiply
 
 	// maxSymbolDefiners is how many files may define a name before a
@@ -715,6 +716,22 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 				// file (a name in backticks) is a term there (fileUnits).
 				out[i].lines = append(out[i].lines, lines...)
 			}
+		}
+	}
+	// A commit the task names points at what it changed, and at the lines
+	// it wrote: a revert takes them out, a follow-up or a regression fix
+	// works on them.
+	for _, cm := range q.m.Commits {
+		var files []commitFile
+		for _, f := range cm.Files {
+			if _, ok := lk.byPath[f.Path]; ok {
+				files = append(files, f)
+			}
+		}
+		for _, f := range files {
+			i := lk.byPath[f.Path]
+			add(i, mentionCommit/math.Sqrt(float64(len(files))), 0, "commit "+clip(cm.ID, 10))
+			out[i].lines = append(out[i].lines, f.Lines...)
 		}
 	}
 	for _, t := range out {

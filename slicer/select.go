@@ -261,12 +261,18 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 
 	t0 := time.Now()
 	q := newQuery(taskText(task))
-	if len(q.m.Links) > 0 {
+	if len(q.m.Links) > 0 || len(q.m.Commits) > 0 {
 		repo := opts.Repository
 		if repo == nil {
 			repo = ix.Repository()
 		}
-		q.m.acceptLinks(remoteSet(repo))
+		if len(q.m.Links) > 0 {
+			q.m.acceptLinks(remoteSet(repo))
+		}
+		if n := len(q.m.Commits); n > 0 {
+			q.m.Commits = resolveCommits(ctx, ix.Root, repo, q.m.Commits)
+			logf("named commits: %d of %d found in %v", len(q.m.Commits), n, time.Since(t0).Round(time.Millisecond))
+		}
 	}
 	stats, err := scanContents(ctx, ix, q, par, read)
 	logf("scanned %d files in %v", len(ix.Files), time.Since(t0).Round(time.Millisecond))
