@@ -279,7 +279,11 @@ func resolveCommits(ctx context.Context, root string, repo *git.Repository, name
 			continue // named twice, by a short and a long id
 		}
 		seen[h] = true
-		files, ok := commitFilesCLI(ctx, root, h)
+		// Without ids from git, git is missing or fails here: go-git.
+		files, ok := []commitFile(nil), false
+		if ids != nil {
+			files, ok = commitFilesCLI(ctx, root, h)
+		}
 		if !ok {
 			files = commitFilesGoGit(ctx, repo, h, headTree)
 		}
@@ -376,7 +380,7 @@ func parseZeroContextDiff(patch string) []commitFile {
 				cur.Lines = append(cur.Lines, c+1)
 				continue
 			}
-			pending = max(c, 0)
+			pending = c
 		case strings.HasPrefix(l, "+") && cur != nil && pending > 0:
 			if strings.TrimSpace(l[1:]) != "" {
 				cur.Lines = append(cur.Lines, pending)
@@ -462,11 +466,8 @@ func commitIDsCLI(ctx context.Context, root string, named []commitMention) map[s
 // first maxCommitHunks hunks: where it added or replaced lines, or where
 // it deleted some. Nil for a binary or large file.
 func changedLines(ctx context.Context, ch *object.Change) []int {
-	_, to, err := ch.Files()
-	if err != nil || to == nil || to.Size > maxPatchBytes {
-		return nil
-	}
-	if _, from, err := ch.Files(); err == nil && from != nil && from.Size > maxPatchBytes {
+	from, to, err := ch.Files()
+	if err != nil || to == nil || to.Size > maxPatchBytes || from != nil && from.Size > maxPatchBytes {
 		return nil
 	}
 	patch, err := ch.PatchContext(ctx)

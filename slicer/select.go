@@ -262,10 +262,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	t0 := time.Now()
 	q := newQuery(taskText(task))
 	if len(q.m.Links) > 0 || len(q.m.Commits) > 0 {
-		repo := opts.Repository
-		if repo == nil {
-			repo = ix.Repository()
-		}
+		repo := selectRepository(ix, opts)
 		if len(q.m.Links) > 0 {
 			q.m.acceptLinks(remoteSet(repo))
 		}
@@ -323,13 +320,19 @@ func remoteSet(repo *git.Repository) map[string]bool {
 	return set
 }
 
+// selectRepository returns the repository a selection reads history,
+// remotes and named commits from: opts.Repository, else the index's.
+func selectRepository(ix *index.Index, opts *SelectOptions) *git.Repository {
+	if opts.Repository != nil {
+		return opts.Repository
+	}
+	return ix.Repository()
+}
+
 // loadHistory reads the history from opts.Repository or from the
 // repository at ix.Root.
 func loadHistory(ctx context.Context, ix *index.Index, opts *SelectOptions) (*history, error) {
-	repo := opts.Repository
-	if repo == nil {
-		repo = ix.Repository()
-	}
+	repo := selectRepository(ix, opts)
 	if repo == nil {
 		return nil, nil
 	}
