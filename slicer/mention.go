@@ -21,7 +21,11 @@ type mentions struct {
 	Paths  []pathMention  // path-like tokens and stack frames, in order of appearance
 	Idents []identMention // identifier-like tokens, deduplicated
 	Quotes []string       // quoted strings worth searching for verbatim
-	Links  []linkMention  // links to a file at a revision of some repository
+	// Flags are the long command-line flags the task writes (--pre,
+	// --no-ignore-dot), by name without the dashes, deduplicated: code
+	// that defines or reads one holds its name as a literal.
+	Flags []string
+	Links []linkMention // links to a file at a revision of some repository
 	// Commits are the commit ids the task writes (7 to 40 hex digits, a
 	// digit and a letter among them), in order, at most maxNamedCommits;
 	// resolveCommits finds the files each changed.
@@ -143,6 +147,13 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 // strings match everywhere and say nothing.
 const minQuoteLen = 4
 
+// minFlagLen is the shortest flag name searched as a literal: --ip is
+// "ip" in the code that defines it.
+const minFlagLen = 2
+
+// maxFlags bounds the flags searched: a task that lists many is a manual.
+const maxFlags = 6
+
 // extractMentions finds what task names explicitly. It never fails: text
 // without mentions gives empty lists.
 func extractMentions(task string) mentions {
@@ -216,6 +227,20 @@ func extractMentions(task string) mentions {
 		addPath(p, 0, false)
 	}
 
+	seenFlag := map[string]bool{}
+	for _, loc := range re.flag.FindAllStringSubmatchIndex(noURL, -1) {
+		name := noURL[loc[2]:loc[3]]
+		// --field-{context,match}-separator is a pattern, not a flag.
+		if loc[3] < len(noURL) && (noURL[loc[3]] == '-' || noURL[loc[3]] == '{') {
+			continue
+		}
+		if len(name) < minFlagLen || seenFlag[name] || len(m.Flags) == maxFlags {
+			continue
+		}
+		seenFlag[name] = true
+		m.Flags = append(m.Flags, name)
+	}
+
 	seenQuote := map[string]bool{}
 	codeSpans := map[string]bool{}
 	for _, sm := range re.quote.FindAllStringSubmatch(task, -1) {
@@ -224,6 +249,10 @@ func extractMentions(task string) mentions {
 			codeSpans[q] = true
 		}
 		q = strings.TrimSpace(q)
+		// A flag in quotes is searched as a flag, word-bounded.
+		if n, ok := strings.CutPrefix(q, "--"); ok && seenFlag[n] {
+			continue
+		}
 		if len(q) < minQuoteLen || seenQuote[q] {
 			continue
 		}

@@ -36,6 +36,13 @@ func TestExtractMentions(t *testing.T) {
 			},
 		},
 		{
+			name: "flags",
+			task: "make `--pre` and --type=all work; --field-{context,match}-separator; -x; (--no-ignore-dot) --pre --ip",
+			want: mentions{
+				Flags: []string{"pre", "type", "no-ignore-dot", "ip"},
+			},
+		},
+		{
 			name: "path with a/ prefix and a URL",
 			task: "see a/pkg/x.go and https://github.com/o/r/blob/main/y.go",
 			want: mentions{
@@ -51,6 +58,9 @@ func TestExtractMentions(t *testing.T) {
 			}
 			if diff := cmp.Diff(tc.want.Quotes, got.Quotes); diff != "" {
 				t.Errorf("quotes (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want.Flags, got.Flags); diff != "" {
+				t.Errorf("flags (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -96,7 +106,7 @@ func TestExtractMentionsIdentsSkipURLs(t *testing.T) {
 func FuzzExtractMentions(f *testing.F) {
 	for _, s := range []string{
 		`File "x.py", line 9`, "a.go:12:3", "`x` \"yyyy\" 'zzzz'", "../../..", "http://x.com/a.go:1",
-		"https://github.com/o/r/blob/main/a%2Fb/c.go#L9-L12).", "https://h/g/-/blob/x/../y#lines-3",
+		"https://github.com/o/r/blob/main/a%2Fb/c.go#L9-L12).", "https://h/g/-/blob/x/../y#lines-3", "--a-b --cd={x} (--e_f) '--gh'",
 	} {
 		f.Add(s)
 	}
@@ -108,6 +118,14 @@ func FuzzExtractMentions(f *testing.F) {
 		for _, c := range m.Commits {
 			if len(c.ID) < 7 || len(c.ID) > 40 || strings.Trim(c.ID, "0123456789abcdef") != "" || !strings.Contains(s, c.ID) {
 				t.Fatalf("bad commit id %q from %q", c.ID, s)
+			}
+		}
+		if len(m.Flags) > maxFlags {
+			t.Fatalf("%d flags from %q", len(m.Flags), s)
+		}
+		for _, fl := range m.Flags {
+			if len(fl) < minFlagLen || !strings.Contains(s, "--"+fl) {
+				t.Fatalf("bad flag %q from %q", fl, s)
 			}
 		}
 		for _, p := range m.Paths {

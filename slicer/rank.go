@@ -338,10 +338,7 @@ func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read 
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(par)
 	const chunk = 64
-	quotes := make([][]byte, len(q.m.Quotes))
-	for i, s := range q.m.Quotes {
-		quotes[i] = []byte(s)
-	}
+	quotes := q.literals()
 	only := new(prefixSet)
 	for _, t := range q.terms {
 		if len(t) >= 2 {
@@ -379,7 +376,7 @@ func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read 
 }
 
 // scanFile counts the query's terms and quotes in one file's contents.
-func scanFile(sc *termScanner, src []byte, q *query, quotes [][]byte) fileStats {
+func scanFile(sc *termScanner, src []byte, q *query, quotes []literal) fileStats {
 	st := fileStats{tf: make([]int32, len(q.terms)), read: true}
 	line := int32(0)
 	for len(src) > 0 {
@@ -398,8 +395,8 @@ func scanFile(sc *termScanner, src []byte, q *query, quotes [][]byte) fileStats 
 				}
 			}
 		})
-		for k, qb := range quotes {
-			if bytes.Contains(l, qb) {
+		for k, lit := range quotes {
+			if lit.in(l) {
 				if len(st.quotes) == 0 || st.quotes[len(st.quotes)-1] != k {
 					st.quotes = appendUnique(st.quotes, k)
 				}
@@ -411,6 +408,70 @@ func scanFile(sc *termScanner, src []byte, q *query, quotes [][]byte) fileStats 
 	}
 	st.lines = int(line)
 	return st
+}
+
+// literal is text of the task that code holds verbatim: a quoted string,
+// found anywhere in a line, or a flag's name, found as a string ("pre",
+// 'pre') or with its dashes (--pre, and not --pre-glob), where the code
+// that defines, reads or documents the flag is.
+type literal struct {
+	text []byte
+	flag bool
+}
+
+// literals returns the task's quotes, then its flags; a hit's Term -1-k
+// is the k-th of them.
+func (q *query) literals() []literal {
+	out := make([]literal, 0, len(q.m.Quotes)+len(q.m.Flags))
+	for _, s := range q.m.Quotes {
+		out = append(out, literal{text: []byte(s)})
+	}
+	for _, s := range q.m.Flags {
+		out = append(out, literal{text: []byte(s), flag: true})
+	}
+	return out
+}
+
+// String is the literal as -explain names it.
+func (l literal) String() string {
+	if l.flag {
+		return "flag --" + string(l.text)
+	}
+	return fmt.Sprintf("quote %q", clip(string(l.text), 40))
+}
+
+// in reports whether line holds the literal.
+func (l literal) in(line []byte) bool {
+	if !l.flag {
+		return bytes.Contains(line, l.text)
+	}
+	at := func(i int) byte {
+		if i < 0 || i >= len(line) {
+			return 0
+		}
+		return line[i]
+	}
+	for off := 0; off < len(line); {
+		i := bytes.Index(line[off:], l.text)
+		if i < 0 {
+			return false
+		}
+		i += off
+		before, after := at(i-1), at(i+len(l.text))
+		switch {
+		case (before == '"' || before == '\'' || before == '`') && after == before:
+			return true
+		case before == '-' && at(i-2) == '-' && at(i-3) != '-' && !isFlagByte(after):
+			return true
+		}
+		off = i + 1
+	}
+	return false
+}
+
+// isFlagByte reports whether c continues a flag's name.
+func isFlagByte(c byte) bool {
+	return ascii.IsLetter(c) || ascii.IsDigit(c) || c == '-' || c == '_'
 }
 
 func appendUnique(s []int, v int) []int {
@@ -690,7 +751,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 			}
 		}
 	}
-	for k, quote := range q.m.Quotes {
+	for k, lit := range q.literals() {
 		var files []int
 		for i := range stats {
 			for _, qk := range stats[i].quotes {
@@ -710,7 +771,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 					lines = append(lines, int(h.Line))
 				}
 			}
-			add(i, mentionQuote/float64(len(files)), 0, fmt.Sprintf("quote %q", clip(quote, 40)))
+			add(i, mentionQuote/float64(len(files)), 0, lit.String())
 			if len(lines) <= maxQuoteLines {
 				// A quote on a few lines points at them; one all over the
 				// file (a name in backticks) is a term there (fileUnits).

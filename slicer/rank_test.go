@@ -168,6 +168,31 @@ func TestPairKey(t *testing.T) {
 // TestFlagWords: a stop word written as a long flag (--all, --no-verify)
 // is a term of the task and of the code, so that "log --all" reaches
 // NewCommitAllIter; the same word in prose stays a stop word.
+func TestLiteralIn(t *testing.T) {
+	tests := []struct {
+		lit  literal
+		line string
+		want bool
+	}{
+		{literal{text: []byte("pre")}, `let prefix = 1;`, true}, // a quote is found anywhere
+		{literal{text: []byte("pre"), flag: true}, `        "pre"`, true},
+		{literal{text: []byte("pre"), flag: true}, `@click.option('pre')`, true},
+		{literal{text: []byte("pre"), flag: true}, "/// --pre", true},
+		{literal{text: []byte("pre"), flag: true}, `parser.add_argument("--pre", help="x")`, true},
+		{literal{text: []byte("pre"), flag: true}, `args(["--pre=foo"])`, true},
+		{literal{text: []byte("pre"), flag: true}, `"--pre-glob" and "prefix"`, false},
+		{literal{text: []byte("pre"), flag: true}, `---pre`, false},
+		{literal{text: []byte("pre"), flag: true}, `let pre = "pre-glob";`, false},
+		{literal{text: []byte("pre"), flag: true}, `"pre' and --pre_x`, false},
+		{literal{text: []byte("pre"), flag: true}, `x --pre-glob y --pre`, true}, // the second occurrence counts
+	}
+	for _, tc := range tests {
+		if got := tc.lit.in([]byte(tc.line)); got != tc.want {
+			t.Errorf("%v in %q = %v, want %v", tc.lit, tc.line, got, tc.want)
+		}
+	}
+}
+
 func TestFlagWords(t *testing.T) {
 	for _, tc := range []struct {
 		task string
