@@ -47,7 +47,7 @@ func (s *termScanner) scan(src []byte, emit func(term []byte)) int {
 	for i < len(src) {
 		c := src[i]
 		if !ascii.IsWordByte(c) {
-			i++
+			i += escapeLen(src[i:])
 			continue
 		}
 		j := i
@@ -66,6 +66,23 @@ func (s *termScanner) scan(src []byte, emit func(term []byte)) int {
 		i = j
 	}
 	return n
+}
+
+// escapeLen returns how many bytes of src, which starts with a byte that
+// is no word byte, to skip: a whole escape when src starts with one whose
+// letter would otherwise join the next word ("\nusage" is usage, a man
+// page's "\fBPATH\fP" is path), else 1.
+func escapeLen(src []byte) int {
+	if src[0] != '\\' || len(src) < 3 {
+		return 1
+	}
+	switch {
+	case (src[1] == 'n' || src[1] == 't' || src[1] == 'r') && ascii.IsWordByte(src[2]):
+		return 2
+	case src[1] == 'f' && (src[2] == 'B' || src[2] == 'I' || src[2] == 'R' || src[2] == 'P'):
+		return 3 // roff's font escapes
+	}
+	return 1
 }
 
 // compound emits the lowercased letters and digits of a hyphen-joined run

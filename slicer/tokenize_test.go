@@ -21,6 +21,7 @@ func TestTerms(t *testing.T) {
 		{"single letters dropped", "a b xY", nil},
 		{"plural acronyms", "URLs IDs APIsFor fileURLs", []string{"url", "id", "api", "apifor", "file", "url", "fileurl"}},
 		{"acronym then a word in s", "URLsafe HTTPServer", []string{"ur", "lsafe", "urlsafe", "http", "server", "httpserver"}},
+		{"escapes", `"\nusage:\tretry" \fBPATH\fP \fIpattern\fR \\x`, []string{"usage", "retry", "path", "pattern"}},
 		{"contractions", "it doesn't and we'll see", []string{"see"}},
 		{"prose and code agree", "Retry on 503 loses the request body: retryRequest", []string{"retry", "lose", "request", "body", "retry", "request", "retryrequest"}},
 	}
