@@ -47,7 +47,11 @@ func (s *termScanner) scan(src []byte, emit func(term []byte)) int {
 	for i < len(src) {
 		c := src[i]
 		if !ascii.IsWordByte(c) {
-			i += escapeLen(src[i:])
+			if c == '\\' {
+				i += escapeLen(src[i:])
+			} else {
+				i++
+			}
 			continue
 		}
 		j := i
@@ -68,12 +72,12 @@ func (s *termScanner) scan(src []byte, emit func(term []byte)) int {
 	return n
 }
 
-// escapeLen returns how many bytes of src, which starts with a byte that
-// is no word byte, to skip: a whole escape when src starts with one whose
+// escapeLen returns how many bytes of src, which starts with a
+// backslash, to skip: a whole escape when src starts with one whose
 // letter would otherwise join the next word ("\nusage" is usage, a man
 // page's "\fBPATH\fP" is path), else 1.
 func escapeLen(src []byte) int {
-	if src[0] != '\\' || len(src) < 3 {
+	if len(src) < 3 {
 		return 1
 	}
 	switch {
