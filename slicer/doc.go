@@ -55,8 +55,9 @@
 //     root among at most maxSymbolDefiners definers; ×1.5 when written
 //     Type.Method and the scope matches), a plain word equal to a symbol
 //     (mentionWord), a word equal to the file's stem (mentionStem), and a
-//     quoted string found verbatim (mentionQuote, split among the files
-//     that contain it), and a commit of the repository the task names by
+//     quoted string found verbatim or a long flag the task writes, found
+//     as a string or with its dashes ("pre", --pre; not --pre-glob)
+//     (mentionQuote, split among the files that contain it), and a commit of the repository the task names by
 //     its id ("This reverts commit 1a2b3c4": mentionCommit, split by
 //     square root among the at most maxCommitFiles files it changed; the
 //     first lines of its hunks steer the excerpt like a frame's line when
