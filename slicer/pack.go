@@ -468,9 +468,9 @@ func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int
 		if maxUnits > 0 && k == maxUnits {
 			break
 		}
-		try := addRange(ranges, padBlank(l.lines, u.r, true))
+		try := addRange(l.lines, ranges, padBlank(l.lines, u.r, true))
 		if u.scope > 0 {
-			try = addRange(try, LineRange{u.scope, u.scope})
+			try = addRange(l.lines, try, LineRange{u.scope, u.scope})
 		}
 		if p.estimate(file, l, try) <= limit {
 			ranges = try
@@ -502,10 +502,10 @@ func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int
 func (p *packer) window(file int, l *loaded, u *unit, ranges []LineRange, limit int) []LineRange {
 	base := ranges
 	if u.header > 0 {
-		base = addRange(base, LineRange{u.header, u.header})
+		base = addRange(l.lines, base, LineRange{u.header, u.header})
 	}
 	if u.scope > 0 {
-		base = addRange(base, LineRange{u.scope, u.scope})
+		base = addRange(l.lines, base, LineRange{u.scope, u.scope})
 	}
 	center := u.best
 	if center < u.r.Start || center > u.r.End {
@@ -515,7 +515,7 @@ func (p *packer) window(file int, l *loaded, u *unit, ranges []LineRange, limit 
 	lo, hi := minWindowLines/2, u.r.End-u.r.Start
 	for lo <= hi {
 		h := (lo + hi) / 2
-		try := addRange(base, padBlank(l.lines, LineRange{max(u.r.Start, center-h), min(u.r.End, center+h)}, false))
+		try := addRange(l.lines, base, padBlank(l.lines, LineRange{max(u.r.Start, center-h), min(u.r.End, center+h)}, false))
 		if p.estimate(file, l, try) <= limit {
 			best, lo = try, h+1
 		} else {
@@ -530,12 +530,12 @@ func (p *packer) window(file int, l *loaded, u *unit, ranges []LineRange, limit 
 // fits.
 func (p *packer) cutPreamble(file int, l *loaded, u *unit, ranges []LineRange, limit int) []LineRange {
 	k := sort.Search(len(u.cuts), func(i int) bool {
-		return p.estimate(file, l, addRange(ranges, LineRange{u.r.Start, u.cuts[i]})) > limit
+		return p.estimate(file, l, addRange(l.lines, ranges, LineRange{u.r.Start, u.cuts[i]})) > limit
 	})
 	if k == 0 {
 		return nil
 	}
-	return addRange(ranges, LineRange{u.r.Start, u.cuts[k-1]})
+	return addRange(l.lines, ranges, LineRange{u.r.Start, u.cuts[k-1]})
 }
 
 // finish renders views then map lines, and if the text is over budget in
@@ -642,21 +642,37 @@ func padBlank(lines []string, rg LineRange, before bool) LineRange {
 }
 
 // addRange returns ranges with rg merged in, sorted and without overlaps;
-// ranges one line apart are joined, since an elision marker costs more
-// than the line it stands for.
-func addRange(ranges []LineRange, rg LineRange) []LineRange {
+// ranges one line apart, or apart by blank lines only, are joined, since
+// an elision marker costs more than the lines it stands for (and where
+// code goes in after an import block or between two definitions, those
+// blank lines are the place).
+func addRange(lines []string, ranges []LineRange, rg LineRange) []LineRange {
 	out := append(append([]LineRange(nil), ranges...), rg)
 	sort.Slice(out, func(a, b int) bool { return out[a].Start < out[b].Start })
 	merged := out[:1]
 	for _, x := range out[1:] {
 		last := &merged[len(merged)-1]
-		if x.Start <= last.End+2 {
+		if x.Start <= last.End+2 || blankBetween(lines, last.End, x.Start) {
 			last.End = max(last.End, x.End)
 			continue
 		}
 		merged = append(merged, x)
 	}
 	return merged
+}
+
+// blankBetween reports whether every line strictly between lines a and b
+// (1-based) is blank.
+func blankBetween(lines []string, a, b int) bool {
+	if a < 0 || b-1 > len(lines) {
+		return false
+	}
+	for i := a + 1; i < b; i++ {
+		if strings.TrimSpace(lines[i-1]) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // wholeView returns the whole-file view of a file, built once.

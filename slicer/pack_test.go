@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -484,6 +485,31 @@ func TestPadBlank(t *testing.T) {
 	} {
 		if got := padBlank(lines, tc.in, true); got != tc.want {
 			t.Errorf("padBlank(%v, before) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestAddRange: ranges merge when they overlap, touch, are one line
+// apart, or are apart by blank lines only (an elision marker would cost
+// more, and hide where code goes in); otherwise they stay apart, sorted.
+func TestAddRange(t *testing.T) {
+	lines := []string{"import a", "", "", "", "x = 1", "", "\t", "class C:", "    y = 2", "z"}
+	for _, tc := range []struct {
+		name   string
+		ranges []LineRange
+		add    LineRange
+		want   []LineRange
+	}{
+		{"first", nil, LineRange{5, 5}, []LineRange{{5, 5}}},
+		{"overlap", []LineRange{{1, 4}}, LineRange{3, 5}, []LineRange{{1, 5}}},
+		{"one line apart", []LineRange{{8, 8}}, LineRange{10, 10}, []LineRange{{8, 10}}},
+		{"blank lines apart", []LineRange{{1, 1}}, LineRange{5, 5}, []LineRange{{1, 5}}},
+		{"whitespace counts as blank", []LineRange{{5, 5}}, LineRange{8, 8}, []LineRange{{5, 8}}},
+		{"code between", []LineRange{{1, 1}}, LineRange{8, 9}, []LineRange{{1, 1}, {8, 9}}},
+		{"sorted", []LineRange{{8, 10}}, LineRange{1, 1}, []LineRange{{1, 1}, {8, 10}}},
+	} {
+		if got := addRange(lines, tc.ranges, tc.add); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: addRange(%v, %v) = %v, want %v", tc.name, tc.ranges, tc.add, got, tc.want)
 		}
 	}
 }
