@@ -19,15 +19,24 @@ func BenchmarkSelectMoby(b *testing.B) {
 	}
 	c := testCounter(b)
 	ctx := context.Background()
-	task := "docker build fails with context canceled when the daemon restarts during a pull"
-	b.ReportAllocs()
-	for b.Loop() {
-		ix, err := index.New(ctx, &index.Options{Dir: dir})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Select(ctx, ix, task, c, &SelectOptions{Budget: 16000}); err != nil {
-			b.Fatal(err)
-		}
+	// The same words plain, quoted and as flags, side by side: quotes and
+	// flags add a search of every file's text per literal.
+	for _, bc := range []struct{ name, task string }{
+		{"plain", "docker build with network host and pull fails when the daemon restarts"},
+		{"quoted", `docker build with "network host" and "pull" fails when the daemon restarts`},
+		{"flags", "docker build with --network host and --pull fails when the daemon restarts"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				ix, err := index.New(ctx, &index.Options{Dir: dir})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := Select(ctx, ix, bc.task, c, &SelectOptions{Budget: 16000}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -378,6 +378,16 @@ func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read 
 // scanFile counts the query's terms and quotes in one file's contents.
 func scanFile(sc *termScanner, src []byte, q *query, quotes []literal) fileStats {
 	st := fileStats{tf: make([]int32, len(q.terms)), read: true}
+	// Each literal's lines, found in the whole text; next[k] is the
+	// index of the first of them not yet passed.
+	var litLines [][]int32
+	var next []int
+	if len(quotes) > 0 {
+		litLines, next = make([][]int32, len(quotes)), make([]int, len(quotes))
+		for k, lit := range quotes {
+			litLines[k] = lit.lines(src)
+		}
+	}
 	line := int32(0)
 	for len(src) > 0 {
 		line++
@@ -395,8 +405,9 @@ func scanFile(sc *termScanner, src []byte, q *query, quotes []literal) fileStats
 				}
 			}
 		})
-		for k, lit := range quotes {
-			if lit.in(l) {
+		for k := range quotes {
+			if ls := litLines[k]; next[k] < len(ls) && ls[next[k]] == line {
+				next[k]++
 				if len(st.quotes) == 0 || st.quotes[len(st.quotes)-1] != k {
 					st.quotes = appendUnique(st.quotes, k)
 				}
@@ -415,7 +426,7 @@ func scanFile(sc *termScanner, src []byte, q *query, quotes []literal) fileStats
 // 'pre') or with its dashes (--pre, and not --pre-glob), where the code
 // that defines, reads or documents the flag is.
 type literal struct {
-	text []byte
+	text []byte // the quote, or the flag's name
 	flag bool
 }
 
@@ -440,31 +451,47 @@ func (l literal) String() string {
 	return fmt.Sprintf("quote %q", clip(string(l.text), 40))
 }
 
-// in reports whether line holds the literal.
-func (l literal) in(line []byte) bool {
-	if !l.flag {
-		return bytes.Contains(line, l.text)
-	}
-	at := func(i int) byte {
-		if i < 0 || i >= len(line) {
-			return 0
-		}
-		return line[i]
-	}
-	for off := 0; off < len(line); {
-		i := bytes.Index(line[off:], l.text)
+// lines returns the 1-based lines of src that hold the literal, in
+// order, each once. It searches the whole text, not line by line: most
+// files hold no literal, and one search rules them out.
+func (l literal) lines(src []byte) []int32 {
+	var out []int32
+	line, pos := int32(1), 0 // the line that src[pos] is on
+	for off := 0; off < len(src); {
+		i := bytes.Index(src[off:], l.text)
 		if i < 0 {
-			return false
+			break
 		}
 		i += off
-		before, after := at(i-1), at(i+len(l.text))
-		switch {
-		case (before == '"' || before == '\'' || before == '`') && after == before:
-			return true
-		case before == '-' && at(i-2) == '-' && at(i-3) != '-' && !isFlagByte(after):
-			return true
-		}
 		off = i + 1
+		if l.flag && !flagAt(src, i, i+len(l.text)) {
+			continue
+		}
+		line += int32(bytes.Count(src[pos:i], []byte{'\n'}))
+		pos = i
+		if len(out) == 0 || out[len(out)-1] != line {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// flagAt reports whether src[i:end], a flag's name, is written as the
+// flag: in matching quotes ("pre", 'pre', `pre`) or after two dashes and
+// no third (--pre), where no character of a name follows (not --pre-glob).
+func flagAt(src []byte, i, end int) bool {
+	at := func(k int) byte {
+		if k < 0 || k >= len(src) {
+			return 0
+		}
+		return src[k]
+	}
+	before, after := at(i-1), at(end)
+	switch {
+	case (before == '"' || before == '\'' || before == '`') && after == before:
+		return true
+	case before == '-' && at(i-2) == '-' && at(i-3) != '-' && !isFlagByte(after):
+		return true
 	}
 	return false
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,7 +169,7 @@ func TestPairKey(t *testing.T) {
 // TestFlagWords: a stop word written as a long flag (--all, --no-verify)
 // is a term of the task and of the code, so that "log --all" reaches
 // NewCommitAllIter; the same word in prose stays a stop word.
-func TestLiteralIn(t *testing.T) {
+func TestLiteralLines(t *testing.T) {
 	tests := []struct {
 		lit  literal
 		line string
@@ -187,10 +188,43 @@ func TestLiteralIn(t *testing.T) {
 		{literal{text: []byte("pre"), flag: true}, `x --pre-glob y --pre`, true}, // the second occurrence counts
 	}
 	for _, tc := range tests {
-		if got := tc.lit.in([]byte(tc.line)); got != tc.want {
-			t.Errorf("%v in %q = %v, want %v", tc.lit, tc.line, got, tc.want)
+		// The line alone, and as the second line of three: lines
+		// counts lines and reports a line that holds it twice once.
+		var alone, within []int32
+		if tc.want {
+			alone, within = []int32{1}, []int32{2}
+		}
+		within = append(within, 3) // "y --pre --pre" holds either kind
+		if got := tc.lit.lines([]byte(tc.line)); !slices.Equal(got, alone) {
+			t.Errorf("%v in %q: lines %v, want %v", tc.lit, tc.line, got, alone)
+		}
+		src := "x\n" + tc.line + "\ny --pre --pre"
+		if got := tc.lit.lines([]byte(src)); !slices.Equal(got, within) {
+			t.Errorf("%v in %q: lines %v, want %v", tc.lit, src, got, within)
 		}
 	}
+}
+
+// FuzzLiteralLines checks that searching the whole text finds the lines
+// that searching each line alone finds, in order, each once.
+func FuzzLiteralLines(f *testing.F) {
+	f.Add("pre", true, "a\n\"pre\"\n--pre-glob --pre\n")
+	f.Add("x y", false, "x y\nx y x y\r\n\n")
+	f.Fuzz(func(t *testing.T, text string, flag bool, src string) {
+		if text == "" || strings.Contains(text, "\n") {
+			return // extractMentions gives neither
+		}
+		lit := literal{text: []byte(text), flag: flag}
+		var want []int32
+		for k, line := range strings.Split(src, "\n") {
+			if len(lit.lines([]byte(line))) > 0 {
+				want = append(want, int32(k+1))
+			}
+		}
+		if got := lit.lines([]byte(src)); !slices.Equal(got, want) {
+			t.Fatalf("lines(%q) in %q = %v, line by line %v", text, src, got, want)
+		}
+	})
 }
 
 func TestFlagWords(t *testing.T) {
