@@ -57,11 +57,12 @@
 //     (mentionWord), a word equal to the file's stem (mentionStem), and a
 //     quoted string found verbatim or a long flag the task writes, found
 //     as a string or with its dashes ("pre", --pre; not --pre-glob)
-//     (mentionQuote, split among the files that contain it), and a commit of the repository the task names by
-//     its id ("This reverts commit 1a2b3c4": mentionCommit, split by
-//     square root among the at most maxCommitFiles files it changed; the
-//     first lines of its hunks steer the excerpt like a frame's line when
-//     the file is unchanged since). The sum is capped at maxMention.
+//     (mentionQuote, split among the files that contain it), and a commit
+//     of the repository the task names by its id ("This reverts commit
+//     1a2b3c4": mentionCommit, split by square root among the at most
+//     maxCommitFiles files it changed; the first lines of its hunks steer
+//     the excerpt like a frame's line when the file is unchanged since).
+//     The sum is capped at maxMention.
 //   - graph: a personalized PageRank (aider's repository map method) over
 //     the file graph where a file that references a name links to the files
 //     defining it (weight 1/definers, ×mentionedEdgeBoost when the task

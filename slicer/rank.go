@@ -171,6 +171,7 @@ type query struct {
 	termIdx map[string]int // term → index in terms
 	qtf     []int          // occurrences of each term in the task
 	m       mentions
+	lits    []literal       // m's quotes, then its flags: see literals
 	keep    map[string]bool // stop words written as flags, kept as terms
 	title   []bool          // the term is in the task's first line
 	word    []bool          // the term is a word of the first line, not a compound
@@ -179,6 +180,7 @@ type query struct {
 
 func newQuery(task string) *query {
 	q := &query{termIdx: map[string]int{}, m: extractMentions(task)}
+	q.lits = literals(q.m)
 	counts := map[string]int{}
 	// URLs name other repositories and hosts; their words (github, com,
 	// blob, a commit hash) would match everything.
@@ -338,7 +340,7 @@ func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read 
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(par)
 	const chunk = 64
-	quotes := q.literals()
+	quotes := q.lits
 	only := new(prefixSet)
 	for _, t := range q.terms {
 		if len(t) >= 2 {
@@ -375,7 +377,7 @@ func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read 
 	return stats, nil
 }
 
-// scanFile counts the query's terms and quotes in one file's contents.
+// scanFile counts the query's terms and literals in one file's contents.
 func scanFile(sc *termScanner, src []byte, q *query, quotes []literal) fileStats {
 	st := fileStats{tf: make([]int32, len(q.terms)), read: true}
 	// Each literal's lines, found in the whole text; next[k] is the
@@ -430,14 +432,14 @@ type literal struct {
 	flag bool
 }
 
-// literals returns the task's quotes, then its flags; a hit's Term -1-k
+// literals returns the quotes of m, then its flags; a hit's Term -1-k
 // is the k-th of them.
-func (q *query) literals() []literal {
-	out := make([]literal, 0, len(q.m.Quotes)+len(q.m.Flags))
-	for _, s := range q.m.Quotes {
+func literals(m mentions) []literal {
+	out := make([]literal, 0, len(m.Quotes)+len(m.Flags))
+	for _, s := range m.Quotes {
 		out = append(out, literal{text: []byte(s)})
 	}
-	for _, s := range q.m.Flags {
+	for _, s := range m.Flags {
 		out = append(out, literal{text: []byte(s), flag: true})
 	}
 	return out
@@ -778,7 +780,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 			}
 		}
 	}
-	for k, lit := range q.literals() {
+	for k, lit := range q.lits {
 		var files []int
 		for i := range stats {
 			for _, qk := range stats[i].quotes {
