@@ -166,9 +166,8 @@ func TestPairKey(t *testing.T) {
 	}
 }
 
-// TestFlagWords: a stop word written as a long flag (--all, --no-verify)
-// is a term of the task and of the code, so that "log --all" reaches
-// NewCommitAllIter; the same word in prose stays a stop word.
+// TestLiteralLines: a quote is found anywhere in a line; a flag's name
+// only in quotes or after two dashes, where no name character follows.
 func TestLiteralLines(t *testing.T) {
 	tests := []struct {
 		lit  literal
@@ -227,6 +226,9 @@ func FuzzLiteralLines(f *testing.F) {
 	})
 }
 
+// TestFlagWords: a stop word written as a long flag (--all, --no-verify)
+// is a term of the task and of the code, so that "log --all" reaches
+// NewCommitAllIter; the same word in prose stays a stop word.
 func TestFlagWords(t *testing.T) {
 	for _, tc := range []struct {
 		task string
