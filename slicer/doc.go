@@ -154,9 +154,11 @@
 //     depth left unused last. Files with no unit the task hits are not
 //     shown as breadth.
 //  3. Map: the next files, each as its path and one line per definition
-//     (at most maxMapDefs).
-//  4. What is still free (only when few files matched) deepens the views
-//     in rank order or gives content to files that had none.
+//     (at most maxMapDefs), within mapShare of C.
+//  4. What is still free (what breadth left when the files the task hits
+//     ran out, and what the map did not use) deepens the views in rank
+//     order or gives content to files that had none; only then does the
+//     map take more entries with what is left.
 //
 // Every block is counted exactly in both prompt forms, markdown and xml,
 // and the dearer count is its cost, so all formats hold the same

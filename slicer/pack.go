@@ -71,7 +71,11 @@ const (
 	maxBreadthMisses = 24
 	// mapShare is the share of the context budget kept for the signature
 	// map: enough for the model to know what else exists, small enough not
-	// to starve the content.
+	// to starve the content. It is also the map's bound until the best
+	// files have taken what is free: a map that took all that breadth
+	// left held nearly a fifth of the prompt (requests at 8k: 1,442 of
+	// 8,000 tokens) while the best files' matching definitions stayed
+	// out. Measured on the kit's eleven sets: 2 tasks won, none lost.
 	mapShare = 0.03
 	// maxCandidates is how many ranked files packing considers.
 	maxCandidates = 600
@@ -137,6 +141,7 @@ type packer struct {
 	views    []*view
 	maps     []*mapEntry
 	chosen   map[int]bool
+	mapped   map[int]bool
 	text     string
 	tokens   int // the count of text; for paths and json, of the markdown prompt
 	omit     int
@@ -293,26 +298,33 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		pool -= v.tokens
 		misses = 0
 	}
-	// The signature map: the next files, one entry each.
-	pool += mapBudget
-	for _, r := range cands {
-		if pool < minBlock/4 {
-			break
+	// The signature map: the next files, one entry each, within its
+	// share; what breadth left goes to the best files first (below), and
+	// the map takes what they leave.
+	mpool := mapBudget
+	addMaps := func(pool *int) {
+		for _, r := range cands {
+			if *pool < minBlock/4 {
+				break
+			}
+			if p.chosen[r.file] || p.mapped[r.file] || len(p.ix.Files[r.file].Symbols) == 0 {
+				continue
+			}
+			m := p.mapEntry(r)
+			if m.tokens > *pool {
+				continue
+			}
+			p.maps = append(p.maps, m)
+			p.mapped[r.file] = true
+			*pool -= m.tokens
 		}
-		if p.chosen[r.file] || len(p.ix.Files[r.file].Symbols) == 0 {
-			continue
-		}
-		m := p.mapEntry(r)
-		if m.tokens > pool {
-			continue
-		}
-		p.maps = append(p.maps, m)
-		pool -= m.tokens
 	}
+	addMaps(&mpool)
+	pool += mpool
 	// What is still free goes to the best files, in rank order: deeper
 	// views, or content for a file that had only its map entry or
-	// nothing. Something is left over only when few files matched, so
-	// this changes nothing in a large repository.
+	// nothing. Something is left over when breadth ran out of files the
+	// task hits, or few files matched at all.
 	viewOf := map[int]int{}
 	for k, v := range p.views {
 		viewOf[v.rk.file] = k
@@ -357,6 +369,7 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		}
 	}
 	p.views = append(p.views, extra...)
+	addMaps(&pool)
 	maps := p.maps[:0]
 	for _, m := range p.maps {
 		if m != nil {
@@ -374,6 +387,7 @@ func (p *packer) reset() {
 	p.units = map[int][]unit{}
 	p.rangeTok = map[rangeKey]int{}
 	p.chosen = map[int]bool{}
+	p.mapped = map[int]bool{}
 	p.views, p.maps = nil, nil
 	p.termIDF()
 }
