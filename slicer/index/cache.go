@@ -44,7 +44,8 @@ const cacheFormat = 4
 // changes, since their results are cached. 4: "auto-generated" in a
 // header's prose no longer marks the file. 5: a docstring in single
 // quotes (Python's triple form) opens a header comment, a line starting ", " is not.
-const classifierVersion = 5
+// 6: content that is not UTF-8 and not text by its signature is binary.
+const classifierVersion = 6
 
 // extractVersion is bumped when extraction code (not a query: those are
 // hashed into cacheVersion) changes what it finds. 2: Lua parses are

@@ -94,10 +94,16 @@ func TestAlternatesGone(t *testing.T) {
 // left out with SkipNotUTF8 and how to convert it, tracked or not, and
 // from the cache too; before, its bytes went into the prompt, which was
 // then not UTF-8 (ctxtrim count rejected ctxtrim's own output) and lost
-// them to U+FFFD in --format json.
+// them to U+FFFD in --format json. A document that is not text (a PDF
+// saved as Illustrator's .ai, with no NUL byte early) is binary: converting
+// it with iconv, as the detail advises for text, would be wrong.
 func TestNotUTF8Skipped(t *testing.T) {
 	dir := txtartest.Repo(t, txtar.Parse([]byte("-- ok.go --\npackage ok\n")))
 	latin1 := []byte("// Caf\xe9: r\xe9essaie la requ\xeate\npackage retry\n")
+	pdf := []byte("%PDF-1.5\r%\xe2\xe3\xcf\xd3\r\n1 0 obj\r<</Metadata 2 0 R>>\r\nendobj\r\n")
+	if err := os.WriteFile(filepath.Join(dir, "logo.ai"), pdf, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []string{"tracked.go", "untracked.go"} {
 		if err := os.WriteFile(filepath.Join(dir, p), latin1, 0o644); err != nil {
 			t.Fatal(err)
@@ -126,6 +132,9 @@ func TestNotUTF8Skipped(t *testing.T) {
 			if s := skips[p]; s.Reason != SkipNotUTF8 || !strings.Contains(s.Detail, "offset 6") || !strings.Contains(s.Detail, "iconv") {
 				t.Errorf("%s: %s skipped as %+v, want %q at offset 6 with how to convert", run, p, s, SkipNotUTF8)
 			}
+		}
+		if s := skips["logo.ai"]; s.Reason != SkipBinary {
+			t.Errorf("%s: logo.ai skipped as %+v, want %q", run, s, SkipBinary)
 		}
 	}
 }

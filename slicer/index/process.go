@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -171,6 +172,13 @@ func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry
 		return ce, nil
 	}
 	if !utf8.Valid(src) {
+		// A format with a signature that is not text (a PDF, which
+		// Illustrator's .ai files are) has no NUL byte early, but it
+		// is binary all the same, and no encoding converts it.
+		if !strings.HasPrefix(http.DetectContentType(src), "text/") {
+			ce.Binary = true
+			return ce, nil
+		}
 		ce.NotUTF8, ce.BadByte = true, invalidUTF8At(src)
 		return ce, nil
 	}
