@@ -1,6 +1,8 @@
 package index
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -253,4 +255,33 @@ func FuzzCommentHeader(f *testing.F) {
 			t.Fatalf("LicenceEnd = %d ends on %q, want the blank lines after the header", end, lines[end-1])
 		}
 	})
+}
+
+// TestBinaryHead: a file is judged binary by its head, without reading the
+// rest: a NUL byte, or bytes that are not UTF-8 in a format whose signature
+// is not text. Legacy text and UTF-8 cut inside a rune at the end of the
+// head are text.
+func TestBinaryHead(t *testing.T) {
+	utf8Cut := append([]byte(strings.Repeat("a", BinarySniffBytes-1)), "é"...) // é's second byte falls after the head
+	for _, tc := range []struct {
+		name    string
+		content []byte
+		want    bool
+	}{
+		{"nul", []byte("PK\x03\x04\x00\x00rest"), true},
+		{"pdf", []byte("%PDF-1.5\r%\xe2\xe3\xcf\xd3\r\n1 0 obj\r<</Metadata 2 0 R>>\r\n"), true},
+		{"latin-1 text", []byte("// Caf\xe9: r\xe9essaie la requ\xeate\npackage retry\n"), false},
+		{"utf-8 cut in a rune", utf8Cut, false},
+		{"ascii", []byte("package main\n"), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "f")
+			if err := os.WriteFile(p, tc.content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got := binaryHead(p); got != tc.want {
+				t.Errorf("binaryHead = %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

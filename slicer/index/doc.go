@@ -17,10 +17,12 @@
 //     not descended; nested repositories are skipped; symbolic links are
 //     followed only to files inside the work tree.
 //  2. Skips. Before reading, by path: vendored trees (whole), lock files,
-//     generated and minified names, files over the size limit, large
-//     fixtures. After reading, by content: binary (a NUL in the first 8000
-//     bytes, as git decides), generated ("Code generated … DO NOT EDIT."
-//     and kin), minified (long lines). Each skip has a reason and a detail
+//     generated and minified names, files over the size limit (binary
+//     instead when their first 8000 bytes say so), large fixtures. After
+//     reading, by content: binary (a NUL in the first 8000 bytes, as git
+//     decides, or bytes that are not UTF-8 in a format whose signature is
+//     not text, such as a PDF), not UTF-8 (legacy text), generated ("Code
+//     generated … DO NOT EDIT." and kin), minified (long lines). Each skip has a reason and a detail
 //     in Index.Skipped; Options.All keeps the classified ones instead.
 //     ListFiles runs step 1 alone (with vendored trees skipped), so that other
 //     packages (split -files) apply exactly the index's ignore rules;

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -68,6 +69,11 @@ func (w *worker) process(ctx context.Context, c candidate) (result, error) {
 	}
 	size := fi.Size()
 	if b.maxSize > 0 && size > b.maxSize {
+		// A large binary (a logo, an archive) is binary first: only a
+		// text file over the limit is worth telling the user about.
+		if binaryHead(readPath) {
+			return skip(SkipBinary, "")
+		}
 		return skip(SkipTooLarge, fmt.Sprintf("%d bytes > %d", size, b.maxSize))
 	}
 	if size > maxFixtureBytes && class == Test && isFixturePath(c.path) {
@@ -164,6 +170,39 @@ func (b *builder) racy(fi fs.FileInfo) bool {
 	return b.indexTime.IsZero() || !fi.ModTime().Before(b.indexTime)
 }
 
+// textSignature reports whether content that is not valid UTF-8 may still
+// be text in a legacy encoding: a format with a signature that is not text
+// (a PDF, which Illustrator's .ai files are) has no NUL byte early, but it
+// is binary all the same, and no encoding converts it. The standard
+// library's sniffer (net/http.DetectContentType) knows the signatures.
+func textSignature(content []byte) bool {
+	return strings.HasPrefix(http.DetectContentType(content), "text/")
+}
+
+// binaryHead reports whether the file at p looks binary by its first
+// BinarySniffBytes bytes: a NUL byte, or bytes that are not UTF-8 in a
+// format that is not text. An unreadable file is not (it is reported as
+// what it is elsewhere).
+func binaryHead(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, BinarySniffBytes)
+	n, _ := io.ReadFull(f, head)
+	head = head[:n]
+	if isBinary(head) {
+		return true
+	}
+	// The head may end inside a rune.
+	valid := head
+	for k := 0; k < utf8.UTFMax && len(valid) > 0 && !utf8.Valid(valid); k++ {
+		valid = valid[:len(valid)-1]
+	}
+	return !utf8.Valid(valid) && !textSignature(head)
+}
+
 // analyze computes the cacheable facts about one file's content.
 func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry, error) {
 	ce := &cacheEntry{}
@@ -172,10 +211,7 @@ func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry
 		return ce, nil
 	}
 	if !utf8.Valid(src) {
-		// A format with a signature that is not text (a PDF, which
-		// Illustrator's .ai files are) has no NUL byte early, but it
-		// is binary all the same, and no encoding converts it.
-		if !strings.HasPrefix(http.DetectContentType(src), "text/") {
+		if !textSignature(src) {
 			ce.Binary = true
 			return ce, nil
 		}
