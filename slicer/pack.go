@@ -141,7 +141,6 @@ type packer struct {
 	views    []*view
 	maps     []*mapEntry
 	chosen   map[int]bool
-	mapped   map[int]bool
 	text     string
 	tokens   int // the count of text; for paths and json, of the markdown prompt
 	omit     int
@@ -302,20 +301,21 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	// share; what breadth left goes to the best files first (below), and
 	// the map takes what they leave.
 	mpool := mapBudget
+	mapOf := map[int]int{} // file → its entry in p.maps
 	addMaps := func(pool *int) {
 		for _, r := range cands {
 			if *pool < minBlock/4 {
 				break
 			}
-			if p.chosen[r.file] || p.mapped[r.file] || len(p.ix.Files[r.file].Symbols) == 0 {
+			if _, ok := mapOf[r.file]; ok || p.chosen[r.file] || len(p.ix.Files[r.file].Symbols) == 0 {
 				continue
 			}
 			m := p.mapEntry(r)
 			if m.tokens > *pool {
 				continue
 			}
+			mapOf[r.file] = len(p.maps)
 			p.maps = append(p.maps, m)
-			p.mapped[r.file] = true
 			*pool -= m.tokens
 		}
 	}
@@ -328,10 +328,6 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	viewOf := map[int]int{}
 	for k, v := range p.views {
 		viewOf[v.rk.file] = k
-	}
-	mapOf := map[int]int{}
-	for k, m := range p.maps {
-		mapOf[m.rk.file] = k
 	}
 	var extra []*view
 	misses = 0
@@ -387,7 +383,6 @@ func (p *packer) reset() {
 	p.units = map[int][]unit{}
 	p.rangeTok = map[rangeKey]int{}
 	p.chosen = map[int]bool{}
-	p.mapped = map[int]bool{}
 	p.views, p.maps = nil, nil
 	p.termIDF()
 }

@@ -22,8 +22,9 @@
 //     reading, by content: binary (a NUL in the first 8000 bytes, as git
 //     decides, or bytes that are not UTF-8 in a format whose signature is
 //     not text, such as a PDF), not UTF-8 (legacy text), generated ("Code
-//     generated … DO NOT EDIT." and kin), minified (long lines). Each skip has a reason and a detail
-//     in Index.Skipped; Options.All keeps the classified ones instead.
+//     generated … DO NOT EDIT." and kin), minified (long lines). Each skip
+//     has a reason and a detail in Index.Skipped; Options.All keeps the
+//     classified ones instead.
 //     ListFiles runs step 1 alone (with vendored trees skipped), so that other
 //     packages (split -files) apply exactly the index's ignore rules;
 //     FindFiles makes the same decisions only where a set of patterns can
