@@ -74,7 +74,10 @@ func classSkip(c Class) string {
 // BinaryAt returns the offset of the NUL byte that makes content binary
 // the way git decides (a NUL in the first BinarySniffBytes bytes), or -1
 // for text. It is ctxtrim's one binary check: the index, split's file
-// reading and the CLI's filters use it.
+// reading and the CLI's filters use it. The index alone adds that content
+// which is not UTF-8 is binary when its signature is not text
+// (textSignature): it would be skipped either way, and only the reason
+// it gives the user changes.
 func BinaryAt(content []byte) int {
 	return bytes.IndexByte(content[:min(len(content), BinarySniffBytes)], 0)
 }

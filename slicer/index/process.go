@@ -195,12 +195,9 @@ func binaryHead(p string) bool {
 	if isBinary(head) {
 		return true
 	}
-	// The head may end inside a rune.
-	valid := head
-	for k := 0; k < utf8.UTFMax && len(valid) > 0 && !utf8.Valid(valid); k++ {
-		valid = valid[:len(valid)-1]
-	}
-	return !utf8.Valid(valid) && !textSignature(head)
+	// A rune cut off by the head's end is not a bad byte.
+	at := invalidUTF8At(head)
+	return at < len(head) && utf8.FullRune(head[at:]) && !textSignature(head)
 }
 
 // analyze computes the cacheable facts about one file's content.
