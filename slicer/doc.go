@@ -57,7 +57,10 @@
 //     (mentionWord), a word equal to the file's stem (mentionStem), and a
 //     quoted string found verbatim or a long flag the task writes, found
 //     as a string or with its dashes ("pre", --pre; not --pre-glob)
-//     (mentionQuote, split among the files that contain it), and a commit
+//     (mentionQuote, split among the files that contain it; a flag of the
+//     first line that no file holds is new, and its sibling stands in for
+//     it: the longest existing flag its name begins or ends with at a
+//     dash, --no-ignore for --no-ignore-dot), and a commit
 //     of the repository the task names by its id ("This reverts commit
 //     1a2b3c4": mentionCommit, split by square root among the at most
 //     maxCommitFiles files it changed; the first lines of its hunks steer
@@ -120,7 +123,8 @@
 // "seed7". An identifier the first line writes as code that a file lacks
 // names its sibling there, the definition whose name begins or ends it
 // (HasEncodedObject: EncodedObject), which counts as named: the new
-// definition goes in next to it. Every unit shows with the blank line
+// definition goes in next to it, as a new flag's sibling flag points at
+// the lines that define and read it. Every unit shows with the blank line
 // before it, if any, and with the blank line after it and the line after
 // that: a definition added above or below it goes in there, and a patch
 // needs both sides as context. Units are taken as a prefix of that

@@ -180,11 +180,14 @@ type query struct {
 
 func newQuery(task string) *query {
 	q := &query{termIdx: map[string]int{}, m: extractMentions(task)}
-	q.lits = literals(q.m)
 	counts := map[string]int{}
 	// URLs name other repositories and hosts; their words (github, com,
 	// blob, a commit hash) would match everything.
 	lexical := mentionREs().url.ReplaceAllString(task, " ")
+	first, _, _ := strings.Cut(strings.TrimSpace(lexical), "\n")
+	titleMentions := extractMentions(first)
+	q.lits = literals(q.m)
+	q.lits = append(q.lits, siblingFlags(q.lits, titleMentions.Flags)...)
 	q.keep = flagWords(lexical)
 	for _, t := range terms(lexical, q.keep) {
 		counts[t]++
@@ -203,7 +206,6 @@ func newQuery(task string) *query {
 	}
 	q.title = make([]bool, len(q.terms))
 	q.word = make([]bool, len(q.terms))
-	first, _, _ := strings.Cut(strings.TrimSpace(lexical), "\n")
 	for _, t := range terms(first, q.keep) {
 		if i, ok := q.termIdx[t]; ok {
 			q.title[i], q.word[i] = true, true
@@ -215,7 +217,7 @@ func newQuery(task string) *query {
 		}
 	}
 	q.ident = make([]bool, len(q.terms))
-	for _, id := range extractMentions(first).Idents {
+	for _, id := range titleMentions.Idents {
 		if !id.CodeLike {
 			continue
 		}
@@ -430,6 +432,9 @@ func scanFile(sc *termScanner, src []byte, q *query, quotes []literal) fileStats
 type literal struct {
 	text []byte // the quote, or the flag's name
 	flag bool
+	// of is, for a sibling flag, the new flag of the title it may stand
+	// for (siblingFlags); empty for every other literal.
+	of string
 }
 
 // literals returns the quotes of m, then its flags; a hit's Term -1-k
@@ -445,8 +450,116 @@ func literals(m mentions) []literal {
 	return out
 }
 
+// maxSiblingFlags bounds the sibling flags searched, as maxFlags bounds
+// the flags: each is one more search of every file.
+const maxSiblingFlags = 2 * maxFlags
+
+// siblingFlags returns the flags that may stand for a new flag of the
+// title: a task that adds --no-ignore-dot adds it where --no-ignore is
+// defined and read, as a new identifier goes in next to its sibling
+// (siblings). The candidates are the flag's names cut at a dash, from
+// either end, of at least minSiblingLen bytes and minSiblingShare of its
+// length (no-ignore and ignore-dot; not no or dot), longest first.
+// Which of them count is decided once the files are scanned
+// (keepSiblings): only when the flag itself is found nowhere.
+func siblingFlags(lits []literal, title []string) []literal {
+	have := map[string]bool{}
+	for _, l := range lits {
+		if l.flag {
+			have[string(l.text)] = true
+		}
+	}
+	var out []literal
+	for _, name := range title {
+		if !have[name] {
+			continue // over maxFlags: not searched itself
+		}
+		var cands []string
+		for i := 0; i < len(name); i++ {
+			if name[i] != '-' {
+				continue
+			}
+			for _, c := range []string{name[:i], name[i+1:]} {
+				if len(c) >= minSiblingLen && float64(len(c)) >= minSiblingShare*float64(len(name)) && !have[c] {
+					have[c] = true
+					cands = append(cands, c)
+				}
+			}
+		}
+		sort.SliceStable(cands, func(a, b int) bool { return len(cands[a]) > len(cands[b]) })
+		for _, c := range cands {
+			if len(out) == maxSiblingFlags {
+				return out
+			}
+			out = append(out, literal{text: []byte(c), flag: true, of: name})
+		}
+	}
+	return out
+}
+
+// keepSiblings drops from stats the hits of every sibling flag that does
+// not stand in for its new flag: the flag itself is found in some file,
+// so it is not new, or a longer sibling of it is found. What is left
+// counts as the flag would: a mention of the files that hold it and a
+// pointer to the lines.
+func keepSiblings(q *query, stats []fileStats) {
+	if len(q.lits) == 0 || q.lits[len(q.lits)-1].of == "" {
+		return // siblings come last; there are none
+	}
+	found := make([]bool, len(q.lits))
+	for i := range stats {
+		for _, k := range stats[i].quotes {
+			found[k] = true
+		}
+	}
+	byName := map[string]int{}
+	for k, l := range q.lits {
+		if l.flag && l.of == "" {
+			byName[string(l.text)] = k
+		}
+	}
+	longest := map[string]int{}
+	for k, l := range q.lits {
+		if l.of != "" && found[k] && !found[byName[l.of]] {
+			longest[l.of] = max(longest[l.of], len(l.text))
+		}
+	}
+	drop := map[int32]bool{}
+	for k, l := range q.lits {
+		if l.of != "" && found[k] && (longest[l.of] == 0 || len(l.text) < longest[l.of]) {
+			drop[int32(-1-k)] = true
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	for i := range stats {
+		st := &stats[i]
+		if len(st.quotes) == 0 {
+			continue // no literal, so no literal's hits
+		}
+		quotes := st.quotes[:0]
+		for _, k := range st.quotes {
+			if !drop[int32(-1-k)] {
+				quotes = append(quotes, k)
+			}
+		}
+		st.quotes = quotes
+		hits := st.hits[:0]
+		for _, h := range st.hits {
+			if !drop[h.Term] {
+				hits = append(hits, h)
+			}
+		}
+		st.hits = hits
+	}
+}
+
 // String is the literal as -explain names it.
 func (l literal) String() string {
+	if l.of != "" {
+		return "flag --" + string(l.text) + ", sibling of --" + l.of
+	}
 	if l.flag {
 		return "flag --" + string(l.text)
 	}

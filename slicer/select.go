@@ -276,6 +276,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	keepSiblings(q, stats)
 	sel = &Selection{}
 	for i := range stats {
 		if stats[i].err != nil {

@@ -363,6 +363,7 @@ func FuzzSelectBudget(f *testing.F) {
 	f.Add("Cache.Get \"cache: key not found\" cache/cache.go:12", 120, uint8(1))
 	f.Add("```\n</file>\n```", 90, uint8(2))
 	f.Add("load_settings", 5000, uint8(3))
+	f.Add("cache: add --max-cache-size flag\n\nlike --max-size", 400, uint8(0))
 	c := testCounter(f)
 	ix, read := memIndex(f, goldenRepo)
 	f.Fuzz(func(t *testing.T, task string, budget int, format uint8) {

@@ -95,3 +95,92 @@ func TestSiblingUnscannedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSiblingFlags pins the candidates for a new flag's sibling: its
+// names cut at a dash, long enough, longest first, each searched once.
+func TestSiblingFlags(t *testing.T) {
+	for _, tc := range []struct {
+		lits  []string // flags the task writes; quotes start with a quote mark
+		title []string
+		want  []string // text/of of each sibling
+	}{
+		{[]string{"no-ignore-dot"}, []string{"no-ignore-dot"}, []string{"ignore-dot/no-ignore-dot", "no-ignore/no-ignore-dot"}},
+		{[]string{"stop-on-nonmatch"}, []string{"stop-on-nonmatch"}, []string{"on-nonmatch/stop-on-nonmatch", "nonmatch/stop-on-nonmatch", "stop-on/stop-on-nonmatch"}},
+		{[]string{"passthru"}, []string{"passthru"}, nil},                                                         // one word: no dash to cut at
+		{[]string{"no-ignore-dot"}, nil, nil},                                                                     // only the title's flags
+		{[]string{"no-ignore-dot", "no-ignore"}, []string{"no-ignore-dot"}, []string{"ignore-dot/no-ignore-dot"}}, // a flag the task writes is searched as itself
+		{[]string{`"no-ignore-dot`}, []string{"no-ignore-dot"}, nil},                                              // a quote is not a flag
+		{[]string{"a-b-c"}, []string{"a-b-c"}, nil},                                                               // every cut is too short
+	} {
+		var lits []literal
+		for _, l := range tc.lits {
+			if q, ok := strings.CutPrefix(l, `"`); ok {
+				lits = append(lits, literal{text: []byte(q)})
+			} else {
+				lits = append(lits, literal{text: []byte(l), flag: true})
+			}
+		}
+		var got []string
+		for _, s := range siblingFlags(lits, tc.title) {
+			if !s.flag {
+				t.Errorf("siblingFlags(%v): %q is not searched as a flag", tc.lits, s.text)
+			}
+			got = append(got, string(s.text)+"/"+s.of)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("siblingFlags(%v, %v) = %v, want %v", tc.lits, tc.title, got, tc.want)
+		}
+	}
+}
+
+// TestKeepSiblings: a sibling flag stands in for its new flag only when
+// the flag itself is found nowhere, and then only the longest found.
+func TestKeepSiblings(t *testing.T) {
+	lits := []literal{
+		{text: []byte("no-ignore-dot"), flag: true},
+		{text: []byte("ignore-dot"), flag: true, of: "no-ignore-dot"},
+		{text: []byte("no-ignore"), flag: true, of: "no-ignore-dot"},
+		{text: []byte("max-count"), flag: true},
+		{text: []byte("count"), flag: true, of: "max-count"},
+	}
+	// file holds literals k on line k+1, and a term hit on line 100.
+	file := func(ks ...int) fileStats {
+		st := fileStats{hits: []hit{{Line: 100, Term: 0}}}
+		for _, k := range ks {
+			st.quotes = append(st.quotes, k)
+			st.hits = append(st.hits, hit{Line: int32(k + 1), Term: int32(-1 - k)})
+		}
+		return st
+	}
+	for _, tc := range []struct {
+		name  string
+		files [][]int
+		want  [][]int // the literals left in each file
+	}{
+		{"the new flag is found: no sibling counts", [][]int{{0}, {2}}, [][]int{{0}, nil}},
+		{"only the shorter sibling is found", [][]int{{2}, {2, 3}}, [][]int{{2}, {2, 3}}},
+		{"both are found: the longer stands in", [][]int{{1, 2}, {2}}, [][]int{{1}, nil}},
+		{"max-count is found, so count is not its sibling", [][]int{{3, 4}, {4}}, [][]int{{3}, nil}},
+	} {
+		q := &query{lits: lits}
+		var stats []fileStats
+		for _, ks := range tc.files {
+			stats = append(stats, file(ks...))
+		}
+		keepSiblings(q, stats)
+		for i, st := range stats {
+			var lines []int
+			for _, h := range st.hits {
+				if h.Term < 0 {
+					lines = append(lines, int(h.Line)-1)
+				}
+			}
+			if fmt.Sprint(st.quotes) != fmt.Sprint(tc.want[i]) || fmt.Sprint(lines) != fmt.Sprint(tc.want[i]) {
+				t.Errorf("%s: file %d keeps literals %v with hits of %v, want %v", tc.name, i, st.quotes, lines, tc.want[i])
+			}
+			if len(st.hits) == 0 || st.hits[0].Term != 0 {
+				t.Errorf("%s: file %d lost its term hit", tc.name, i)
+			}
+		}
+	}
+}

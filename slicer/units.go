@@ -411,7 +411,11 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		if len(quoteUnits[h.quote]) <= maxQuoteUnits {
 			a.u.mention = true
 			a.line[h.line] += unitMentionBonus * maxW
-			a.u.why = appendOnce(a.u.why, "quote")
+			why := "quote"
+			if p.q.lits[-1-h.quote].of != "" {
+				why = "sibling" // a new flag goes in next to this one
+			}
+			a.u.why = appendOnce(a.u.why, why)
 		} else {
 			a.line[h.line] += maxW
 			a.quoted = true
