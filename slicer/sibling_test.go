@@ -184,3 +184,42 @@ func TestKeepSiblings(t *testing.T) {
 		}
 	}
 }
+
+// TestSiblingFlagExplained: -explain names the sibling flag that stands
+// in for the new one, for the file and for the definition it points at.
+func TestSiblingFlagExplained(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("package args\n\ntype Args struct{ m map[string]bool }\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "\n// Filler%d computes an unrelated number.\nfunc Filler%d(x int) int { return x * %d }\n", i, i, i)
+	}
+	for _, f := range [][2]string{{"color", "Color"}, {"hidden", "Hidden"}, {"no-ignore", "NoIgnore"}, {"no-ignore-vcs", "NoIgnoreVcs"}, {"quiet", "Quiet"}} {
+		n, name := f[0], f[1]
+		fmt.Fprintf(&b, "\n// %s reports whether the switch was given.\nfunc (a *Args) %s() bool {\n\treturn a.m[%q]\n}\n", name, name, n)
+	}
+	ix, read := memIndex(t, map[string]string{"args.go": b.String(), "main.go": "package main\n\nfunc main() {}\n"})
+	for _, tc := range []struct {
+		task, why, unit, unitWhy string
+	}{
+		{"add --no-ignore-dot flag", "flag --no-ignore, sibling of --no-ignore-dot", "NoIgnore", "sibling"},
+		// The flag the title writes exists: it is no new flag, and its
+		// own definition is the one pointed at.
+		{"document --no-ignore-vcs flag", "flag --no-ignore-vcs", "NoIgnoreVcs", "quote"},
+	} {
+		sel, err := Select(context.Background(), ix, tc.task, testCounter(t), &SelectOptions{Budget: 400, Format: FormatPaths, ReadFile: read, Explain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(sel.Files, func(f Selected) bool { return f.Path == "args.go" })
+		if i < 0 {
+			t.Fatalf("%q: args.go not shown", tc.task)
+		}
+		f := sel.Files[i]
+		if !slices.Contains(f.Signals.Why, tc.why) || slices.ContainsFunc(f.Signals.Why, func(w string) bool { return w != tc.why && strings.HasPrefix(w, "flag ") }) {
+			t.Errorf("%q: args.go why = %q, want %q as its only flag", tc.task, f.Signals.Why, tc.why)
+		}
+		if len(f.Units) == 0 || f.Units[0].Name != tc.unit || !slices.Contains(f.Units[0].Why, tc.unitWhy) {
+			t.Errorf("%q: units = %+v, want %s first, marked %q", tc.task, f.Units, tc.unit, tc.unitWhy)
+		}
+	}
+}
