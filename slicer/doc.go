@@ -55,7 +55,8 @@
 //     root among at most maxSymbolDefiners definers; ×1.5 when written
 //     Type.Method and the scope matches), a plain word equal to a symbol
 //     (mentionWord), a word equal to the file's stem (mentionStem), and a
-//     quoted string found verbatim or a long flag the task writes, found
+//     quoted string found verbatim or a long flag the task writes (each
+//     of a brace pattern's: --field-{context,match}-separator), found
 //     as a string or with its dashes ("pre", --pre; not --pre-glob)
 //     (mentionQuote, split among the files that contain it; a flag of the
 //     first line that no file holds is new, and its sibling stands in for

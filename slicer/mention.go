@@ -108,6 +108,8 @@ type mentionPatterns struct {
 	// flag matches a long command-line flag, --all or --no-verify,
 	// after a space, a quote or an opening bracket; group 1 is its name.
 	flag *regexp.Regexp
+	// flagName matches a whole flag name as flag's group 1 does.
+	flagName *regexp.Regexp
 	// issueRef matches a reference to an issue or pull request with the
 	// word that introduces it: "Closes #12", "fixes owner/repo#3", "see
 	// GH-40", "refs: https://…". GitHub's closing keywords and their kin.
@@ -134,6 +136,7 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 		url:      regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`),
 		ident:    regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`),
 		flag:     regexp.MustCompile("(?:^|[\\s(\\[`'\"])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\\b"),
+		flagName: regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$`),
 		link:     regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.\-]*://([^/\s]+)/((?:[^/\s]+/)*?[^/\s]+)/(?:-/)?(?:blob|raw|src)/[^/\s]+/([^#?\s]+)(?:\?[^#\s]*)?(?:#(?:L|lines-)(\d+)\S*)?$`),
 		issueRef: regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|addresse[sd]?)\s*:?\s+((?:[\w.\-]+/[\w.\-]+)?#\d+|gh-\d+|[a-z][a-z0-9+.\-]*://\S+)`),
 		trailer:  regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s|[A-Za-z][A-Za-z0-9-]*:.*<[^<>\s]+@[^<>\s]+>\s*$)`),
@@ -153,6 +156,34 @@ const minFlagLen = 2
 
 // maxFlags bounds the flags searched: a task that lists many is a manual.
 const maxFlags = 6
+
+// braceFlags expands the shell brace pattern that follows a flag's first
+// words, as a commit subject writes two flags in one: head "field" and
+// rest "-{context,match}-separator" give field-context-separator and
+// field-match-separator. A pattern that does not close, or whose names
+// are not flag names, gives none.
+func braceFlags(head, rest string) []string {
+	if r, ok := strings.CutPrefix(rest, "-"); ok {
+		head, rest = head+"-", r
+	}
+	body, tail, ok := strings.Cut(strings.TrimPrefix(rest, "{"), "}")
+	if !ok {
+		return nil
+	}
+	n := 0
+	for n < len(tail) && isFlagByte(tail[n]) {
+		n++
+	}
+	var out []string
+	for _, alt := range strings.Split(body, ",") {
+		name := head + alt + tail[:n]
+		if !mentionREs().flagName.MatchString(name) {
+			return nil
+		}
+		out = append(out, name)
+	}
+	return out
+}
 
 // extractMentions finds what task names explicitly. It never fails: text
 // without mentions gives empty lists.
@@ -229,16 +260,20 @@ func extractMentions(task string) mentions {
 
 	seenFlag := map[string]bool{}
 	for _, loc := range re.flag.FindAllStringSubmatchIndex(noURL, -1) {
-		name := noURL[loc[2]:loc[3]]
-		// --field-{context,match}-separator is a pattern, not a flag.
-		if loc[3] < len(noURL) && (noURL[loc[3]] == '-' || noURL[loc[3]] == '{') {
-			continue
+		names := []string{noURL[loc[2]:loc[3]]}
+		switch rest := noURL[loc[3]:]; {
+		case strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "-{"):
+			names = braceFlags(names[0], rest)
+		case strings.HasPrefix(rest, "-"):
+			continue // --x-- or --x-.: no flag's whole name
 		}
-		if len(name) < minFlagLen || seenFlag[name] || len(m.Flags) == maxFlags {
-			continue
+		for _, name := range names {
+			if len(name) < minFlagLen || seenFlag[name] || len(m.Flags) == maxFlags {
+				continue
+			}
+			seenFlag[name] = true
+			m.Flags = append(m.Flags, name)
 		}
-		seenFlag[name] = true
-		m.Flags = append(m.Flags, name)
 	}
 
 	seenQuote := map[string]bool{}

@@ -39,7 +39,14 @@ func TestExtractMentions(t *testing.T) {
 			name: "flags",
 			task: "make `--pre` and --type=all work; --field-{context,match}-separator; -x; (--no-ignore-dot) --pre --ip",
 			want: mentions{
-				Flags: []string{"pre", "type", "no-ignore-dot", "ip"},
+				Flags: []string{"pre", "type", "field-context-separator", "field-match-separator", "no-ignore-dot", "ip"},
+			},
+		},
+		{
+			name: "brace patterns of flags",
+			task: "add --color{,ed} and --x{a,b and --sort-{path,,name}; --max-{count}-- --no{-,}ignore --y-{a b}",
+			want: mentions{
+				Flags: []string{"color", "colored", "no-ignore", "noignore"},
 			},
 		},
 		{
@@ -106,7 +113,7 @@ func TestExtractMentionsIdentsSkipURLs(t *testing.T) {
 func FuzzExtractMentions(f *testing.F) {
 	for _, s := range []string{
 		`File "x.py", line 9`, "a.go:12:3", "`x` \"yyyy\" 'zzzz'", "../../..", "http://x.com/a.go:1",
-		"https://github.com/o/r/blob/main/a%2Fb/c.go#L9-L12).", "https://h/g/-/blob/x/../y#lines-3", "--a-b --cd={x} (--e_f) '--gh'",
+		"https://github.com/o/r/blob/main/a%2Fb/c.go#L9-L12).", "https://h/g/-/blob/x/../y#lines-3", "--a-b --cd={x} (--e_f) '--gh'", "--field-{context,match}-separator --x{,y}z --{a,b}",
 	} {
 		f.Add(s)
 	}
@@ -124,7 +131,9 @@ func FuzzExtractMentions(f *testing.F) {
 			t.Fatalf("%d flags from %q", len(m.Flags), s)
 		}
 		for _, fl := range m.Flags {
-			if len(fl) < minFlagLen || !strings.Contains(s, "--"+fl) {
+			// A flag is written whole, or comes out of a brace pattern.
+			braced := strings.Contains(s, "{") && strings.Contains(s, "}")
+			if len(fl) < minFlagLen || !mentionREs().flagName.MatchString(fl) || !strings.Contains(s, "--"+fl) && !braced {
 				t.Fatalf("bad flag %q from %q", fl, s)
 			}
 		}
