@@ -157,6 +157,10 @@ const minFlagLen = 2
 // maxFlags bounds the flags searched: a task that lists many is a manual.
 const maxFlags = 6
 
+// maxBracePattern bounds a brace pattern of flags with the words after
+// it: a subject's pattern is a few words long.
+const maxBracePattern = 200
+
 // braceFlags expands the shell brace pattern that follows a flag's first
 // words, as a commit subject writes two flags in one: head "field" and
 // rest "-{context,match}-separator" give field-context-separator and
@@ -165,6 +169,12 @@ const maxFlags = 6
 func braceFlags(head, rest string) []string {
 	if r, ok := strings.CutPrefix(rest, "-"); ok {
 		head, rest = head+"-", r
+	}
+	// The pattern closes within maxBracePattern bytes, on its line: a
+	// task full of unclosed "--x{" must not be read to its end for each.
+	rest = rest[:min(len(rest), maxBracePattern)]
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
 	}
 	body, tail, ok := strings.Cut(strings.TrimPrefix(rest, "{"), "}")
 	if !ok {

@@ -44,7 +44,7 @@ func TestExtractMentions(t *testing.T) {
 		},
 		{
 			name: "brace patterns of flags",
-			task: "add --color{,ed} and --x{a,b and --sort-{path,,name}; --max-{count}-- --no{-,}ignore --y-{a b}",
+			task: "add --color{,ed} and --x{a,b and --sort-{path,,name}; --max-{count}-- --no{-,}ignore --y-{a b} --z{a,\nb} --w{" + strings.Repeat("a,", 100) + "}",
 			want: mentions{
 				Flags: []string{"color", "colored", "no-ignore", "noignore"},
 			},
