@@ -108,7 +108,7 @@ type mentionPatterns struct {
 	// flag matches a long command-line flag, --all or --no-verify,
 	// after a space, a quote or an opening bracket; group 1 is its name.
 	flag *regexp.Regexp
-	// flagName matches a whole flag name as flag's group 1 does.
+	// flagName matches a whole flag name, flag's group 1.
 	flagName *regexp.Regexp
 	// issueRef matches a reference to an issue or pull request with the
 	// word that introduces it: "Closes #12", "fixes owner/repo#3", "see
@@ -135,8 +135,8 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 		path:     regexp.MustCompile(`[A-Za-z0-9_.@~+\-]*(?:/[A-Za-z0-9_.@~+\-]+)+/?|[A-Za-z0-9_\-+@]+(?:\.[A-Za-z0-9_\-]+)*\.[A-Za-z][A-Za-z0-9]{0,9}\b`),
 		url:      regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://\S+`),
 		ident:    regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z_$][A-Za-z0-9_$]*)*(\(\))?`),
-		flag:     regexp.MustCompile("(?:^|[\\s(\\[`'\"])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*)\\b"),
-		flagName: regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$`),
+		flag:     regexp.MustCompile("(?:^|[\\s(\\[`'\"])--(" + flagNameRE + ")\\b"),
+		flagName: regexp.MustCompile(`^` + flagNameRE + `$`),
 		link:     regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.\-]*://([^/\s]+)/((?:[^/\s]+/)*?[^/\s]+)/(?:-/)?(?:blob|raw|src)/[^/\s]+/([^#?\s]+)(?:\?[^#\s]*)?(?:#(?:L|lines-)(\d+)\S*)?$`),
 		issueRef: regexp.MustCompile(`(?i)\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|refs?|see|addresse[sd]?)\s*:?\s+((?:[\w.\-]+/[\w.\-]+)?#\d+|gh-\d+|[a-z][a-z0-9+.\-]*://\S+)`),
 		trailer:  regexp.MustCompile(`^(?:[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+:\s|[A-Za-z][A-Za-z0-9-]*:.*<[^<>\s]+@[^<>\s]+>\s*$)`),
@@ -153,6 +153,10 @@ const minQuoteLen = 4
 // minFlagLen is the shortest flag name searched as a literal: --ip is
 // "ip" in the code that defines it.
 const minFlagLen = 2
+
+// flagNameRE is a long flag's name: words of letters and digits joined
+// by single dashes, the first starting with a letter.
+const flagNameRE = `[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*`
 
 // maxFlags bounds the flags searched: a task that lists many is a manual.
 const maxFlags = 6
