@@ -177,6 +177,9 @@ type candidate struct {
 	path  string
 	entry *gitidx.Entry // nil when untracked
 	mode  fs.FileMode   // type bits from the directory entry
+	// vendored: in a vendored tree its path alone does not show
+	// (builder.bundlesPackages); kept because of Options.All.
+	vendored bool
 }
 
 // finish sorts and assembles the index.

@@ -35,7 +35,7 @@ const (
 	SkipBinary         = "binary"                     // a NUL byte in the first 8000 bytes
 	SkipNotUTF8        = "not UTF-8"                  // invalid UTF-8 (Latin-1, Windows-1252…): see notUTF8Detail
 	SkipTooLarge       = "too large"                  // over Options.MaxFileSize
-	SkipVendored       = "vendored"                   // vendor/, third_party/, node_modules/…
+	SkipVendored       = "vendored"                   // vendor/, third_party/, node_modules/…, bundled Python packages
 	SkipLock           = "lock file"                  // go.sum, package-lock.json, Cargo.lock…
 	SkipGenerated      = "generated"                  // "Code generated … DO NOT EDIT." and the like
 	SkipMinified       = "minified"                   // *.min.js or very long lines
@@ -123,7 +123,8 @@ func ClassifyPath(p string) Class {
 	lower := strings.ToLower(base)
 	for _, d := range dirs {
 		switch d {
-		case "vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "Godeps", ".yarn", "vendored", "external_libs":
+		case "vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "Godeps", ".yarn", "vendored", "external_libs",
+			"_vendor", "_vendored": // pip, setuptools, poetry
 			return Vendored
 		}
 	}

@@ -43,6 +43,9 @@ func TestClassifyPath(t *testing.T) {
 		{"vendor/github.com/x/y.go", Vendored},
 		{"web/node_modules/react/index.js", Vendored},
 		{"third_party/zlib/zlib.c", Vendored},
+		{"src/pip/_vendor/six.py", Vendored},
+		{"botocore/vendored/requests/api.py", Vendored},
+		{"requests/packages/urllib3/poolmanager.py", Source}, // bundlesPackages looks at the tree
 		{"go.sum", Lock},
 		{"web/yarn.lock", Lock},
 		{"Cargo.lock", Lock},

@@ -64,6 +64,9 @@ func (w *worker) process(ctx context.Context, c candidate) (result, error) {
 	}
 
 	class := ClassifyPath(c.path)
+	if c.vendored {
+		class = Vendored
+	}
 	if r := classSkip(class); r != "" && !b.opts.All {
 		return skip(r, "by path")
 	}

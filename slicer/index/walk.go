@@ -81,6 +81,9 @@ type dirState struct {
 	ctx     []ignoreRule
 	ignored int8   // 0 unknown, 1 not ignored, 2 ignored (by git rules)
 	ignSrc  string // the rule's source when ignored
+	// vendored: d lies in a vendored tree that only its content shows
+	// (bundlesPackages), walked because of Options.All.
+	vendored bool
 }
 
 func (b *builder) skip(p, reason, detail string) {
@@ -195,12 +198,46 @@ func (b *builder) subdir(d *dirState, name string) *dirState {
 		}
 	}
 	// Vendored trees are skipped whole: every file in them would be.
-	if !b.opts.All && ClassifyPath(rel+"/x") == Vendored {
-		b.skip(rel+"/", SkipVendored, "by path")
+	vendored := ClassifyPath(rel+"/x") == Vendored
+	detail := "by path"
+	if !vendored && !d.vendored && name == "packages" && b.bundlesPackages(d.rel, rel) {
+		vendored, detail = true, "packages bundled in a Python package"
+	}
+	if vendored && !b.opts.All {
+		b.skip(rel+"/", SkipVendored, detail)
 		b.skipDirs = append(b.skipDirs, rel+"/")
 		return nil
 	}
+	child.vendored = d.vendored || vendored
 	return child
+}
+
+// bundlesPackages reports whether directory rel, named "packages" in the
+// directory parent, is where a Python package bundles other projects'
+// packages: it and its parent are Python packages (they hold an
+// __init__.py), and it holds a package. requests kept urllib3 and chardet
+// so (requests/packages/urllib3) until 2.16; ranked, those copies took
+// the top places in 35 of 60 of its kit tasks, and were the answer in
+// one. A monorepo's packages/ (not inside a Python package) and a
+// package's own packages module (no package under it) are not bundles.
+func (b *builder) bundlesPackages(parent, rel string) bool {
+	isPkg := func(dir string) bool {
+		fi, err := os.Stat(filepath.Join(b.abs(dir), "__init__.py"))
+		return err == nil && fi.Mode().IsRegular()
+	}
+	if parent == "" || !isPkg(parent) || !isPkg(rel) {
+		return false
+	}
+	ents, err := os.ReadDir(b.abs(rel))
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.IsDir() && isPkg(rel+"/"+e.Name()) {
+			return true
+		}
+	}
+	return false
 }
 
 // file decides on the file (any entry but a directory) name of d, of type
@@ -231,7 +268,7 @@ func (b *builder) file(d *dirState, name string, mode fs.FileMode) bool {
 		}
 	}
 	b.seen[rel] = true
-	b.cands = append(b.cands, candidate{path: rel, entry: entry, mode: mode})
+	b.cands = append(b.cands, candidate{path: rel, entry: entry, mode: mode, vendored: d.vendored})
 	return true
 }
 
