@@ -164,6 +164,7 @@ type builder struct {
 	seen       map[string]bool
 	skipDirs   []string // directories skipped as a whole, with a trailing "/"
 	globalIgn  []ignoreRule
+	infoAttrs  []attrRule // linguist lines of .git/info/attributes
 	cache      *cache
 	strs       interner
 
@@ -178,8 +179,10 @@ type candidate struct {
 	entry *gitidx.Entry // nil when untracked
 	mode  fs.FileMode   // type bits from the directory entry
 	// vendored: in a vendored tree its path alone does not show
-	// (builder.bundlesPackages); kept because of Options.All.
+	// (builder.bundlesPackages), walked because of Options.All or an
+	// attribute.
 	vendored bool
+	ling     linguist // its linguist attributes (attributes.go)
 }
 
 // finish sorts and assembles the index.

@@ -114,24 +114,34 @@ func isBinary(head []byte) bool { return BinaryAt(head) >= 0 }
 // ClassifyPath returns the class a slash-separated path implies on its
 // own, before the content is read: the class New starts from. Content can
 // still make a file Generated or Minified, and size a test a Fixture (see
-// process.go). A caller building an Index by hand (over files that are not
+// process.go); the repository's linguist attributes and a bundle of
+// Python packages (walk.go) can change it too. A caller building an Index by hand (over files that are not
 // on disk, say) classifies its files with it.
-func ClassifyPath(p string) Class {
+func ClassifyPath(p string) Class { return classifyPath(p, linguist{}) }
+
+// classifyPath is ClassifyPath under the file's linguist attributes
+// (attributes.go): a true one gives its class, a false one takes away
+// the class the path would give.
+func classifyPath(p string, l linguist) Class {
+	switch {
+	case l.state[lingVendored] == attrTrue:
+		return Vendored
+	case l.state[lingGenerated] == attrTrue:
+		return Generated
+	case l.state[lingDocumentation] == attrTrue:
+		return Doc
+	}
 	dirs := strings.Split(p, "/")
 	base := dirs[len(dirs)-1]
 	dirs = dirs[:len(dirs)-1]
 	lower := strings.ToLower(base)
-	for _, d := range dirs {
-		switch d {
-		case "vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "Godeps", ".yarn", "vendored", "external_libs",
-			"_vendor", "_vendored": // pip, setuptools, poetry
-			return Vendored
-		}
+	if l.state[lingVendored] != attrFalse && inVendoredDir(dirs) {
+		return Vendored
 	}
 	if isLockFile(lower) {
 		return Lock
 	}
-	if isGeneratedName(lower) {
+	if l.state[lingGenerated] != attrFalse && isGeneratedName(lower) {
 		return Generated
 	}
 	if strings.Contains(lower, ".min.") || strings.HasSuffix(lower, "-min.js") || strings.HasSuffix(lower, ".bundle.js") {
@@ -140,13 +150,25 @@ func ClassifyPath(p string) Class {
 	if isTestPath(dirs, lower) {
 		return Test
 	}
-	if isDoc(dirs, lower) {
+	if l.state[lingDocumentation] != attrFalse && isDoc(dirs, lower) {
 		return Doc
 	}
 	if isConfig(dirs, lower) {
 		return Config
 	}
 	return Source
+}
+
+// inVendoredDir reports whether one of dirs names a vendored tree.
+func inVendoredDir(dirs []string) bool {
+	for _, d := range dirs {
+		switch d {
+		case "vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "Godeps", ".yarn", "vendored", "external_libs",
+			"_vendor", "_vendored": // pip, setuptools, poetry
+			return true
+		}
+	}
+	return false
 }
 
 func isLockFile(lower string) bool {

@@ -16,7 +16,8 @@
 //     syntax, then exclude more (tracked files too). Submodules are listed,
 //     not descended; nested repositories are skipped; symbolic links are
 //     followed only to files inside the work tree.
-//  2. Skips. Before reading, by path: vendored trees (whole), lock files,
+//  2. Skips. Before reading, by path: vendored trees (whole; a Python
+//     package's bundle of other packages too), lock files,
 //     generated and minified names, files over the size limit (binary
 //     instead when their first 8000 bytes say so), large fixtures. After
 //     reading, by content: binary (a NUL in the first 8000 bytes, as git
@@ -24,7 +25,9 @@
 //     not text, such as a PDF), not UTF-8 (legacy text), generated ("Code
 //     generated … DO NOT EDIT." and kin), minified (long lines). Each skip
 //     has a reason and a detail in Index.Skipped; Options.All keeps the
-//     classified ones instead.
+//     classified ones instead. The linguist attributes of .gitattributes
+//     (attributes.go) override the path and the content: true gives a file
+//     its class, false takes it away.
 //     ListFiles runs step 1 alone (with vendored trees skipped), so that other
 //     packages (split -files) apply exactly the index's ignore rules;
 //     FindFiles makes the same decisions only where a set of patterns can

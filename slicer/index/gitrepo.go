@@ -185,6 +185,7 @@ func (b *builder) readGit() error {
 		}
 	}
 	b.globalIgn = b.globalIgnores()
+	b.infoAttrs = b.infoAttributes()
 	return nil
 }
 

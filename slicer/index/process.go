@@ -63,12 +63,12 @@ func (w *worker) process(ctx context.Context, c candidate) (result, error) {
 		return skip(SkipSpecial, fi.Mode().Type().String())
 	}
 
-	class := ClassifyPath(c.path)
-	if c.vendored {
+	class := classifyPath(c.path, c.ling)
+	if c.vendored && c.ling.state[lingVendored] != attrFalse {
 		class = Vendored
 	}
 	if r := classSkip(class); r != "" && !b.opts.All {
-		return skip(r, "by path")
+		return skip(r, c.ling.detail(class))
 	}
 	size := fi.Size()
 	if b.maxSize > 0 && size > b.maxSize {
@@ -143,7 +143,7 @@ func (w *worker) process(ctx context.Context, c candidate) (result, error) {
 	case ce.NotUTF8:
 		res.skip = &Skip{Path: c.path, Reason: SkipNotUTF8, Detail: notUTF8Detail(ce.BadByte)}
 		return res, nil
-	case ce.Generated:
+	case ce.Generated && c.ling.state[lingGenerated] != attrFalse:
 		class = Generated
 	case ce.Minified:
 		class = Minified

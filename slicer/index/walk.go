@@ -79,10 +79,11 @@ type dirState struct {
 	comps   []string // rel split at "/"
 	git     []ignoreRule
 	ctx     []ignoreRule
-	ignored int8   // 0 unknown, 1 not ignored, 2 ignored (by git rules)
-	ignSrc  string // the rule's source when ignored
+	attrs   []attrRule // linguist lines of the .gitattributes files down to d
+	ignored int8       // 0 unknown, 1 not ignored, 2 ignored (by git rules)
+	ignSrc  string     // the rule's source when ignored
 	// vendored: d lies in a vendored tree that only its content shows
-	// (bundlesPackages), walked because of Options.All.
+	// (bundlesPackages), walked because of Options.All or an attribute.
 	vendored bool
 }
 
@@ -160,6 +161,9 @@ func (b *builder) enter(d *dirState, has func(name string) bool) bool {
 	if has(".gitignore") {
 		d.git = append(d.git[:len(d.git):len(d.git)], readIgnoreFile(filepath.Join(abs, ".gitignore"), d.comps, prefix+".gitignore")...)
 	}
+	if has(".gitattributes") {
+		d.attrs = append(d.attrs[:len(d.attrs):len(d.attrs)], readAttributes(filepath.Join(abs, ".gitattributes"), d.comps, prefix+".gitattributes")...)
+	}
 	if has(".ctxtrimignore") {
 		d.ctx = append(d.ctx[:len(d.ctx):len(d.ctx)], readIgnoreFile(filepath.Join(abs, ".ctxtrimignore"), d.comps, prefix+".ctxtrimignore")...)
 	}
@@ -190,25 +194,27 @@ func (b *builder) subdir(d *dirState, name string) *dirState {
 		b.skipDirs = append(b.skipDirs, rel+"/")
 		return nil
 	}
-	child := &dirState{parent: d, rel: rel, comps: comps, git: d.git, ctx: d.ctx}
+	child := &dirState{parent: d, rel: rel, comps: comps, git: d.git, ctx: d.ctx, attrs: d.attrs}
 	if !b.trackedDir[rel] {
 		if ign, src := child.isIgnored(); ign {
 			b.skip(rel+"/", SkipIgnored, src)
 			return nil
 		}
 	}
-	// Vendored trees are skipped whole: every file in them would be.
-	vendored := ClassifyPath(rel+"/x") == Vendored
-	detail := "by path"
-	if !vendored && !d.vendored && name == "packages" && b.bundlesPackages(d.rel, rel) {
-		vendored, detail = true, "packages bundled in a Python package"
-	}
-	if vendored && !b.opts.All {
+	// Vendored trees are skipped whole: every file in them would be,
+	// unless a linguist attribute says some are not (attributes.go).
+	byPath := inVendoredDir(comps)
+	bundle := !byPath && !d.vendored && name == "packages" && b.bundlesPackages(d.rel, rel)
+	if (byPath || bundle) && !b.opts.All && !unvendors(b.infoAttrs, d.attrs) {
+		detail := "by path"
+		if bundle {
+			detail = "packages bundled in a Python package"
+		}
 		b.skip(rel+"/", SkipVendored, detail)
 		b.skipDirs = append(b.skipDirs, rel+"/")
 		return nil
 	}
-	child.vendored = d.vendored || vendored
+	child.vendored = d.vendored || bundle
 	return child
 }
 
@@ -268,7 +274,11 @@ func (b *builder) file(d *dirState, name string, mode fs.FileMode) bool {
 		}
 	}
 	b.seen[rel] = true
-	b.cands = append(b.cands, candidate{path: rel, entry: entry, mode: mode, vendored: d.vendored})
+	c := candidate{path: rel, entry: entry, mode: mode, vendored: d.vendored}
+	if len(b.infoAttrs)+len(d.attrs) > 0 {
+		c.ling = linguistOf(b.infoAttrs, d.attrs, comps)
+	}
+	b.cands = append(b.cands, c)
 	return true
 }
 

@@ -32,12 +32,13 @@ import (
 //	fifo PATH                          create a named pipe
 //	nestedrepo PATH                    git init inside PATH (not a submodule)
 //	exclude PATTERN                    a line of .git/info/exclude
+//	infoattr LINE                      a line of .git/info/attributes
 //	globalignore PATTERN               a line of $XDG_CONFIG_HOME/git/ignore
 //
 // and states the complete outcome:
 //
 //	file PATH LANG CLASS STATUS        LANG "-" when lexical, STATUS "-" when clean
-//	skip PATH REASON                   REASON as in the Skip* constants
+//	skip PATH REASON [DETAIL]          REASON as in the Skip* constants
 //	symbol PATH NAME                   PATH defines NAME
 //
 // Every indexed file and every skip must be listed: extra ones fail.
@@ -52,6 +53,7 @@ func TestIndexScenarios(t *testing.T) {
 		opts := &Options{Dir: dir, CacheDir: t.TempDir(), Logf: t.Logf}
 		wantFiles, wantSkips := map[string]string{}, map[string]string{}
 		wantSyms := map[string][]string{}
+		wantDetails := map[string]string{}
 		for _, d := range txtartest.Directives(t, ar) {
 			arg := func(i int) string {
 				if i >= len(d.Args) {
@@ -106,12 +108,17 @@ func TestIndexScenarios(t *testing.T) {
 				}
 			case "exclude":
 				appendBytes(t, filepath.Join(dir, ".git", "info", "exclude"), []byte(arg(0)+"\n"))
+			case "infoattr":
+				appendBytes(t, filepath.Join(dir, ".git", "info", "attributes"), []byte(arg(0)+"\n"))
 			case "globalignore":
 				appendBytes(t, filepath.Join(home, ".config", "git", "ignore"), []byte(arg(0)+"\n"))
 			case "file":
 				wantFiles[arg(0)] = strings.Join([]string{arg(1), arg(2), arg(3)}, " ")
 			case "skip":
 				wantSkips[arg(0)] = arg(1)
+				if len(d.Args) > 2 {
+					wantDetails[arg(0)] = arg(2)
+				}
 			case "symbol":
 				wantSyms[arg(0)] = append(wantSyms[arg(0)], arg(1))
 			}
@@ -131,6 +138,9 @@ func TestIndexScenarios(t *testing.T) {
 		}
 		for _, s := range ix.Skipped {
 			gotSkips[s.Path] = s.Reason
+			if want, ok := wantDetails[s.Path]; ok && s.Detail != want {
+				t.Errorf("skip %s: detail %q, want %q", s.Path, s.Detail, want)
+			}
 		}
 		if diff := cmp.Diff(wantFiles, gotFiles); diff != "" {
 			t.Errorf("files (-want +got)\n%s", diff)

@@ -1,0 +1,107 @@
+package index
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLinguistOf pins the resolution of linguist attributes: values as
+// linguist reads them, git's precedence, and "!attr".
+func TestLinguistOf(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	root := readAttributes(write("root", strings.Join([]string{
+		"*.go linguist-generated",
+		"a.go linguist-generated=false",
+		"b.go linguist-generated=yes",
+		"c.go -linguist-generated",
+		"d.go !linguist-generated",
+		"lib/** linguist-vendored linguist-documentation",
+		"lib/own/** linguist-vendored=false",
+		"*.txt text eol=lf",
+		"lib/ linguist-generated", // a directory pattern: no file takes it, as in git
+	}, "\n")), nil, ".gitattributes")
+	sub := readAttributes(write("sub", "e.go -linguist-generated\r\n"), []string{"sub"}, "sub/.gitattributes")
+	info := readAttributes(write("info", "lib/own/x.js linguist-vendored\n"), nil, ".git/info/attributes")
+	if len(root) != 7 {
+		t.Errorf("root rules = %d, want 7 (the line without a linguist attribute and the directory pattern dropped)", len(root))
+	}
+	tree := append(append([]attrRule{}, root...), sub...)
+	const T, F = attrTrue, attrFalse
+	for _, tc := range []struct {
+		path     string
+		want     [3]tristate // vendored, generated, documentation
+		wantFrom string      // src of the first true attribute, if any
+	}{
+		{"x.go", [3]tristate{0, T, 0}, ".gitattributes"},
+		{"a.go", [3]tristate{0, F, 0}, ""},
+		{"b.go", [3]tristate{0, T, 0}, ".gitattributes"},
+		{"c.go", [3]tristate{0, F, 0}, ""},
+		{"d.go", [3]tristate{0, 0, 0}, ""},
+		{"sub/e.go", [3]tristate{0, F, 0}, ""},
+		{"sub/f.go", [3]tristate{0, T, 0}, ".gitattributes"},
+		{"lib/y.js", [3]tristate{T, 0, T}, ".gitattributes"},
+		{"lib/own/y.js", [3]tristate{F, 0, T}, ".gitattributes"},
+		{"lib/own/x.js", [3]tristate{T, 0, T}, ".git/info/attributes"},
+		{"notes.txt", [3]tristate{}, ""},
+	} {
+		l := linguistOf(info, tree, strings.Split(tc.path, "/"))
+		if l.state != tc.want {
+			t.Errorf("%s: states %v, want %v", tc.path, l.state, tc.want)
+		}
+		from := ""
+		for k := range l.state {
+			if l.state[k] == attrTrue {
+				from = l.src[k]
+				break
+			}
+		}
+		if from != tc.wantFrom {
+			t.Errorf("%s: decided by %q, want %q", tc.path, from, tc.wantFrom)
+		}
+	}
+	if !unvendors(nil, root) || unvendors(info, sub) {
+		t.Errorf("unvendors: want true for the root rules, false for info and sub")
+	}
+}
+
+// FuzzReadAttributes feeds any text to readAttributes and matches a few
+// paths: no panic (go-git parses the lines), and every state is one of
+// the three.
+func FuzzReadAttributes(f *testing.F) {
+	for _, s := range []string{
+		"*.go linguist-generated\n",
+		"\"quoted name\" linguist-vendored=false\n",
+		"\"\" linguist-documentation\n",
+		"\"unterminated linguist-vendored\n",
+		"[attr]m linguist-vendored\n",
+		"- linguist-\n",
+		"a/**/b !linguist-generated -linguist-vendored linguist-documentation=\n",
+	} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		p := filepath.Join(dir, "attrs")
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rules := readAttributes(p, []string{"d"}, "d/.gitattributes")
+		for _, path := range []string{"d/a.go", "d/a/b", "x.go", "d/vendor/x/y.js"} {
+			l := linguistOf(nil, rules, strings.Split(path, "/"))
+			for _, s := range l.state {
+				if s < attrFalse || s > attrTrue {
+					t.Fatalf("%s: state %d", path, s)
+				}
+			}
+		}
+	})
+}
