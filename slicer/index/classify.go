@@ -35,7 +35,7 @@ const (
 	SkipBinary         = "binary"                     // a NUL byte in the first 8000 bytes
 	SkipNotUTF8        = "not UTF-8"                  // invalid UTF-8 (Latin-1, Windows-1252…): see notUTF8Detail
 	SkipTooLarge       = "too large"                  // over Options.MaxFileSize
-	SkipVendored       = "vendored"                   // vendor/, third_party/, node_modules/…, bundled Python packages
+	SkipVendored       = "vendored"                   // vendor/, node_modules/…, bundled Python packages, virtualenvs
 	SkipLock           = "lock file"                  // go.sum, package-lock.json, Cargo.lock…
 	SkipGenerated      = "generated"                  // "Code generated … DO NOT EDIT." and the like
 	SkipMinified       = "minified"                   // *.min.js or very long lines
@@ -44,6 +44,7 @@ const (
 	SkipCtxtrimignore  = "ctxtrimignore"              // .ctxtrimignore
 	SkipSubmodule      = "submodule"                  // listed, not descended
 	SkipNestedRepo     = "nested repository"          // a directory with its own .git, not a submodule
+	SkipCacheDir       = "cache directory"            // tagged by CACHEDIR.TAG (cargo's target/…)
 	SkipSymlinkOutside = "symlink outside repository" // a link whose target leaves the work tree
 	SkipSymlinkLoop    = "symlink loop"               // a link that never resolves
 	SkipSymlinkBroken  = "broken symlink"             // a link to nothing
@@ -164,7 +165,8 @@ func inVendoredDir(dirs []string) bool {
 	for _, d := range dirs {
 		switch d {
 		case "vendor", "third_party", "thirdparty", "third-party", "node_modules", "bower_components", "Godeps", ".yarn", "vendored", "external_libs",
-			"_vendor", "_vendored": // pip, setuptools, poetry
+			"_vendor", "_vendored", // pip, setuptools, poetry
+			"site-packages", "dist-packages", "__pypackages__": // installed Python packages
 			return true
 		}
 	}

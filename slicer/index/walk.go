@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,9 +30,9 @@ type FileList struct {
 // Paths are the tracked files present in the work tree plus the untracked
 // files no ignore rule excludes, minus what .ctxtrimignore excludes. Skipped
 // holds what the walk decides: SkipIgnored, SkipCtxtrimignore,
-// SkipSubmodule, SkipNestedRepo, SkipDeleted, SkipSparse, SkipUnreadable for
-// a directory that cannot be listed, and, unless opts.All, SkipVendored for
-// vendored directories. New may still leave out a listed path for what
+// SkipSubmodule, SkipNestedRepo, SkipCacheDir, SkipDeleted, SkipSparse,
+// SkipUnreadable for a directory that cannot be listed, and, unless
+// opts.All, SkipVendored for vendored directories. New may still leave out a listed path for what
 // only its file mode, size or content shows (a symbolic link leaving the
 // work tree, a binary or generated file, …) or, unless opts.All, for its
 // path class (lock files, large fixtures).
@@ -146,8 +147,10 @@ func (b *builder) abs(rel string) string { return filepath.Join(b.root, filepath
 
 // enter decides on directory d, entered by the walk: a directory holding
 // a .git entry (other than the root) is a repository of its own and is
-// skipped; otherwise its .gitignore and .ctxtrimignore are read into d's
-// rules. has reports whether d holds an entry of a given name.
+// skipped, as are a cache tagged by CACHEDIR.TAG and (unless opts.All) a
+// Python virtual environment; otherwise its .gitignore, .gitattributes
+// and .ctxtrimignore are read into d's rules. has reports whether d holds
+// an entry of a given name.
 func (b *builder) enter(d *dirState, has func(name string) bool) bool {
 	if d.rel != "" && has(".git") {
 		// A repository of its own that is not a submodule: git treats
@@ -157,6 +160,24 @@ func (b *builder) enter(d *dirState, has func(name string) bool) bool {
 		return false
 	}
 	abs := b.abs(d.rel)
+	if d.rel != "" && has("CACHEDIR.TAG") && cacheDirTag(filepath.Join(abs, "CACHEDIR.TAG")) {
+		// Build output and caches (cargo's target/, .pytest_cache/…)
+		// that no ignore rule left out, in a plain directory say.
+		b.skip(d.rel+"/", SkipCacheDir, "CACHEDIR.TAG")
+		b.skipDirs = append(b.skipDirs, d.rel+"/")
+		return false
+	}
+	if d.rel != "" && has("pyvenv.cfg") {
+		// A Python virtual environment (PEP 405): installed packages,
+		// thousands of files of someone else's code, that old venv
+		// versions leave to the user to ignore.
+		if !b.opts.All {
+			b.skip(d.rel+"/", SkipVendored, "a Python virtual environment (pyvenv.cfg)")
+			b.skipDirs = append(b.skipDirs, d.rel+"/")
+			return false
+		}
+		d.vendored = true
+	}
 	prefix := d.prefix()
 	if has(".gitignore") {
 		d.git = append(d.git[:len(d.git):len(d.git)], readIgnoreFile(filepath.Join(abs, ".gitignore"), d.comps, prefix+".gitignore")...)
@@ -216,6 +237,23 @@ func (b *builder) subdir(d *dirState, name string) *dirState {
 	}
 	child.vendored = d.vendored || bundle
 	return child
+}
+
+// cacheDirSignature opens a CACHEDIR.TAG file (the Cache Directory
+// Tagging Specification, which tar --exclude-caches and backup tools
+// honour); without it the file tags nothing.
+const cacheDirSignature = "Signature: 8a477f597d28d172789f06886806bc55"
+
+// cacheDirTag reports whether the file at p starts with the signature.
+func cacheDirTag(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, len(cacheDirSignature))
+	_, err = io.ReadFull(f, head)
+	return err == nil && string(head) == cacheDirSignature
 }
 
 // bundlesPackages reports whether directory rel, named "packages" in the
