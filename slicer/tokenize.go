@@ -113,6 +113,10 @@ func (s *termScanner) compound(run []byte, emit func([]byte)) int {
 // word1 splits one identifier (letters, digits, underscores) into sub-words.
 func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 	n := 0
+	// parts counts every sub-word, one-letter ones too: those are not
+	// terms, but IDictionary, ILogger and getX are still compounds, and a
+	// task that writes the name as one word ("the idictionary cast")
+	// meets them only so.
 	parts := 0
 	s.word = s.word[:0]
 	start := -1
@@ -131,8 +135,8 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 			if boundary {
 				if s.part(w[start:k], emit) {
 					n++
-					parts++
 				}
+				parts++
 				start = k
 				continue
 			}
@@ -141,8 +145,8 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 				// plural s is dropped, as stem drops it from a word.
 				if s.part(w[start:k], emit) {
 					n++
-					parts++
 				}
+				parts++
 				start = -1
 				continue
 			}
@@ -151,8 +155,8 @@ func (s *termScanner) word1(w []byte, emit func([]byte)) int {
 			if start >= 0 && k > start {
 				if s.part(w[start:k], emit) {
 					n++
-					parts++
 				}
+				parts++
 			}
 			start = -1
 			continue

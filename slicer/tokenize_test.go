@@ -21,6 +21,8 @@ func TestTerms(t *testing.T) {
 		{"single letters dropped", "a b xY", nil},
 		{"plural acronyms", "URLs IDs APIsFor fileURLs", []string{"url", "id", "api", "apifor", "file", "url", "fileurl"}},
 		{"acronym then a word in s", "URLsafe HTTPServer", []string{"ur", "lsafe", "urlsafe", "http", "server", "httpserver"}},
+		{"one-letter prefix still compounds", "IDictionary ILogger getX", []string{"dictionary", "idictionary", "logger", "ilogger", "get", "getx"}},
+		{"the same name as one word", "drop the idictionary cast", []string{"drop", "idictionary", "cast"}},
 		{"escapes", `"\nusage:\tretry" \fBPATH\fP \fIpattern\fR \\x`, []string{"usage", "retry", "path", "pattern"}},
 		{"contractions", "it doesn't and we'll see", []string{"see"}},
 		{"prose and code agree", "Retry on 503 loses the request body: retryRequest", []string{"retry", "lose", "request", "body", "retry", "request", "retryrequest"}},
