@@ -259,7 +259,11 @@ func isConfig(dirs []string, lower string) bool {
 		return true
 	}
 	switch path.Ext(lower) {
-	case ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".json", ".jsonc", ".json5", ".editorconfig", ".env", ".gradle", ".cmake", ".mk", ".bazel", ".bzl":
+	case ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".json", ".jsonc", ".json5", ".editorconfig", ".env", ".gradle", ".cmake", ".mk", ".bazel", ".bzl",
+		// .NET projects and settings (MSBuild XML, solutions, NuGet,
+		// app.config, ReSharper's .DotSettings), Xcode, Terraform values.
+		".csproj", ".vbproj", ".fsproj", ".vcxproj", ".xproj", ".kproj", ".sln", ".props", ".targets", ".nuspec",
+		".ruleset", ".runsettings", ".dotsettings", ".config", ".xcconfig", ".pbxproj", ".plist", ".entitlements", ".tfvars", ".cabal":
 		return true
 	}
 	// setup.py is not here: it is a Python program (install_requires,
@@ -270,7 +274,8 @@ func isConfig(dirs []string, lower string) bool {
 	case "makefile", "gnumakefile", "dockerfile", "containerfile", "go.mod", "go.work", "package.json", "tsconfig.json",
 		"cargo.toml", "pyproject.toml", "setup.cfg", "requirements.txt", "gemfile", "rakefile", "pom.xml",
 		"build.gradle", "settings.gradle", "cmakelists.txt", "build", "workspace", "justfile", "procfile", "vagrantfile",
-		".gitignore", ".gitattributes", ".gitmodules", ".dockerignore", ".ctxtrimignore", ".golangci.yml", ".prettierrc", ".eslintrc":
+		".gitignore", ".gitattributes", ".gitmodules", ".dockerignore", ".ctxtrimignore", ".golangci.yml", ".prettierrc", ".eslintrc",
+		".babelrc", ".npmrc", ".nvmrc", ".yarnrc", ".browserslistrc", ".npmignore", ".prettierignore", ".eslintignore", "codeowners":
 		return true
 	}
 	return strings.HasPrefix(lower, "dockerfile.") || strings.HasSuffix(lower, ".dockerfile") || strings.HasPrefix(lower, ".env")

@@ -72,6 +72,15 @@ func TestClassifyPath(t *testing.T) {
 		{"setup.py", Source}, // a program: install_requires, extras
 		{".github/workflows/ci.yml", Config},
 		{"Dockerfile", Config},
+		{"src/Serilog/Serilog.csproj", Config},
+		{"Serilog.sln", Config},
+		{"Serilog.sln.DotSettings", Config},
+		{"Directory.Build.props", Config},
+		{"src/App/web.config", Config},
+		{"App.xcodeproj/project.pbxproj", Config},
+		{".nvmrc", Config},
+		{".github/CODEOWNERS", Config},
+		{"src/Serilog/Log.cs", Source},
 		{"config/app.yaml", Config},
 	} {
 		if got := ClassifyPath(tc.path); got != tc.want {
