@@ -63,6 +63,8 @@ const (
 // search for it.
 type attrRule struct {
 	p      gitattributes.Pattern
+	name   string      // the pattern as written
+	domain []string    // the directory of its attributes file
 	states [3]tristate // by lingVendored…
 	clears [3]bool     // "!attr"
 	src    string
@@ -86,7 +88,7 @@ func readAttributes(file string, domain []string, src string) []attrRule {
 		if err != nil || m.Pattern == nil || !filePattern(m.Name) {
 			continue // a macro defines no path's attributes
 		}
-		r := attrRule{p: m.Pattern, src: src}
+		r := attrRule{p: m.Pattern, name: m.Name, domain: domain, src: src}
 		mentioned := false
 		for _, a := range m.Attributes {
 			var k int
@@ -187,16 +189,50 @@ func (l linguist) detail(c Class) string {
 	return "by path"
 }
 
-// unvendors reports whether any rule sets linguist-vendored false: then a
-// directory vendored by its path may hold files that are not, and is
-// walked rather than skipped whole.
-func unvendors(info, tree []attrRule) bool {
+// unvendors reports whether a rule that sets linguist-vendored false
+// may match a file under the directory dir (its path components): then
+// dir, vendored by its path, may hold files that are not, and is walked
+// rather than skipped whole. Other vendored trees (node_modules/ beside a
+// rule for vendor/ours/) are still skipped whole.
+func unvendors(info, tree []attrRule, dir []string) bool {
 	for _, rs := range [][]attrRule{info, tree} {
 		for i := range rs {
-			if rs[i].states[lingVendored] == attrFalse {
+			if rs[i].states[lingVendored] == attrFalse && mayMatchUnder(rs[i].name, rs[i].domain, dir) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// mayMatchUnder reports whether the attributes pattern name, read in the
+// directory domain, may match some file below dir. A one-component
+// pattern matches a file's base name anywhere; a longer one is anchored
+// at domain, so each of its directory components must match dir's, up
+// to a "**".
+func mayMatchUnder(name string, domain, dir []string) bool {
+	pat := strings.Split(strings.TrimPrefix(name, "/"), "/")
+	if len(pat) == 1 && !strings.HasPrefix(name, "/") {
+		return true
+	}
+	if len(dir) < len(domain) {
+		return true // dir is above the rule's own directory
+	}
+	for i, d := range domain {
+		if dir[i] != d {
+			return false
+		}
+	}
+	rest := dir[len(domain):]
+	for i := 0; i < len(pat)-1 && i < len(rest); i++ {
+		if pat[i] == "**" {
+			return true
+		}
+		if ok, err := filepath.Match(pat[i], rest[i]); err != nil || !ok {
+			return false
+		}
+	}
+	// Without "**" a pattern matches files exactly as deep as it is,
+	// and a file below dir lies deeper than dir.
+	return len(pat) > len(rest) || pat[len(pat)-1] == "**"
 }

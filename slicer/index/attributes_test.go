@@ -68,8 +68,45 @@ func TestLinguistOf(t *testing.T) {
 			t.Errorf("%s: decided by %q, want %q", tc.path, from, tc.wantFrom)
 		}
 	}
-	if !unvendors(nil, root) || unvendors(info, sub) {
-		t.Errorf("unvendors: want true for the root rules, false for info and sub")
+	for _, tc := range []struct {
+		dir  string
+		want bool
+	}{
+		{"lib", true},     // lib/own/** may match below lib/
+		{"lib/own", true}, // and below lib/own/
+		{"lib/own/x", true},
+		{"lib/theirs", false},
+		{"node_modules", false},
+		{"vendor", false},
+	} {
+		if got := unvendors(nil, root, strings.Split(tc.dir, "/")); got != tc.want {
+			t.Errorf("unvendors(root, %s) = %v, want %v", tc.dir, got, tc.want)
+		}
+	}
+	if unvendors(info, sub, []string{"lib"}) {
+		t.Errorf("unvendors(info, sub): no rule there sets linguist-vendored false")
+	}
+	for _, tc := range []struct {
+		name, domain, dir string
+		want              bool
+	}{
+		{"*.go", "", "vendor/x", true},         // a base-name pattern matches anywhere
+		{"/ours.go", "", "vendor", false},      // anchored at the root, one component
+		{"vendor/ours/**", "", "vendor", true}, //
+		{"vendor/ours/**", "", "node_modules", false},
+		{"**/ours/*", "", "node_modules", true}, // ** may skip any directories
+		{"ours/**", "vendor", "vendor/ours/deep", true},
+		{"ours/**", "vendor", "third_party/ours", false}, // another directory's file
+		{"ours/**", "a/b", "a", true},                    // a rule below dir
+		{"[/x", "", "vendor", false},                     // a bad pattern matches nothing
+	} {
+		var domain []string
+		if tc.domain != "" {
+			domain = strings.Split(tc.domain, "/")
+		}
+		if got := mayMatchUnder(tc.name, domain, strings.Split(tc.dir, "/")); got != tc.want {
+			t.Errorf("mayMatchUnder(%q in %q, %s) = %v, want %v", tc.name, tc.domain, tc.dir, got, tc.want)
+		}
 	}
 }
 
@@ -84,6 +121,7 @@ func FuzzReadAttributes(f *testing.F) {
 		"\"unterminated linguist-vendored\n",
 		"[attr]m linguist-vendored\n",
 		"- linguist-\n",
+		"/vendor/**/x/[a -linguist-vendored\n",
 		"a/**/b !linguist-generated -linguist-vendored linguist-documentation=\n",
 	} {
 		f.Add(s)
@@ -96,7 +134,9 @@ func FuzzReadAttributes(f *testing.F) {
 		}
 		rules := readAttributes(p, []string{"d"}, "d/.gitattributes")
 		for _, path := range []string{"d/a.go", "d/a/b", "x.go", "d/vendor/x/y.js"} {
-			l := linguistOf(nil, rules, strings.Split(path, "/"))
+			comps := strings.Split(path, "/")
+			unvendors(rules, rules, comps[:len(comps)-1])
+			l := linguistOf(nil, rules, comps)
 			for _, s := range l.state {
 				if s < attrFalse || s > attrTrue {
 					t.Fatalf("%s: state %d", path, s)

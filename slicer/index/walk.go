@@ -226,7 +226,7 @@ func (b *builder) subdir(d *dirState, name string) *dirState {
 	// unless a linguist attribute says some are not (attributes.go).
 	byPath := inVendoredDir(comps)
 	bundle := !byPath && !d.vendored && name == "packages" && b.bundlesPackages(d.rel, rel)
-	if (byPath || bundle) && !b.opts.All && !unvendors(b.infoAttrs, d.attrs) {
+	if (byPath || bundle) && !b.opts.All && !unvendors(b.infoAttrs, d.attrs, comps) {
 		detail := "by path"
 		if bundle {
 			detail = "packages bundled in a Python package"
