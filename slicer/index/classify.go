@@ -263,7 +263,10 @@ func isConfig(dirs []string, lower string) bool {
 		// .NET projects and settings (MSBuild XML, solutions, NuGet,
 		// app.config, ReSharper's .DotSettings), Xcode, Terraform values.
 		".csproj", ".vbproj", ".fsproj", ".vcxproj", ".xproj", ".kproj", ".sln", ".props", ".targets", ".nuspec",
-		".ruleset", ".runsettings", ".dotsettings", ".config", ".xcconfig", ".pbxproj", ".plist", ".entitlements", ".tfvars", ".cabal":
+		".ruleset", ".runsettings", ".dotsettings", ".config", ".xcconfig", ".pbxproj", ".plist", ".entitlements", ".tfvars", ".cabal",
+		// C and C++ builds: GYP, autotools (Makefile.am, configure.ac,
+		// m4 macros), GN, Soong.
+		".gyp", ".gypi", ".am", ".ac", ".m4", ".gn", ".gni", ".bp":
 		return true
 	}
 	// setup.py is not here: it is a Python program (install_requires,
@@ -275,6 +278,7 @@ func isConfig(dirs []string, lower string) bool {
 		"cargo.toml", "pyproject.toml", "setup.cfg", "requirements.txt", "gemfile", "rakefile", "pom.xml",
 		"build.gradle", "settings.gradle", "cmakelists.txt", "build", "workspace", "justfile", "procfile", "vagrantfile",
 		".gitignore", ".gitattributes", ".gitmodules", ".dockerignore", ".ctxtrimignore", ".golangci.yml", ".prettierrc", ".eslintrc",
+		"meson.build", "meson_options.txt", "meson.options", "sconstruct", "sconscript",
 		".babelrc", ".npmrc", ".nvmrc", ".yarnrc", ".browserslistrc", ".npmignore", ".prettierignore", ".eslintignore", "codeowners":
 		return true
 	}

@@ -81,6 +81,12 @@ func TestClassifyPath(t *testing.T) {
 		{".nvmrc", Config},
 		{".github/CODEOWNERS", Config},
 		{"src/Serilog/Log.cs", Source},
+		{"uv.gyp", Config},
+		{"Makefile.am", Config},
+		{"configure.ac", Config},
+		{"m4/libuv-check-flags.m4", Config},
+		{"meson.build", Config},
+		{"BUILD.gn", Config},
 		{"config/app.yaml", Config},
 	} {
 		if got := ClassifyPath(tc.path); got != tc.want {
