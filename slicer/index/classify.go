@@ -264,6 +264,8 @@ func isConfig(dirs []string, lower string) bool {
 		// app.config, ReSharper's .DotSettings), Xcode, Terraform values.
 		".csproj", ".vbproj", ".fsproj", ".vcxproj", ".xproj", ".kproj", ".sln", ".props", ".targets", ".nuspec",
 		".ruleset", ".runsettings", ".dotsettings", ".config", ".xcconfig", ".pbxproj", ".plist", ".entitlements", ".tfvars", ".cabal",
+		".xcscheme", ".xcworkspacedata", ".xcplayground", ".xcsettings", ".xctestplan",
+		".dist", // phpunit.xml.dist, .env.dist: a project's default settings
 		// C and C++ builds: GYP, autotools (Makefile.am, configure.ac,
 		// m4 macros), GN, Soong.
 		".gyp", ".gypi", ".am", ".ac", ".m4", ".gn", ".gni", ".bp":
@@ -278,7 +280,7 @@ func isConfig(dirs []string, lower string) bool {
 		"cargo.toml", "pyproject.toml", "setup.cfg", "requirements.txt", "gemfile", "rakefile", "pom.xml",
 		"build.gradle", "settings.gradle", "cmakelists.txt", "build", "workspace", "justfile", "procfile", "vagrantfile",
 		".gitignore", ".gitattributes", ".gitmodules", ".dockerignore", ".ctxtrimignore", ".golangci.yml", ".prettierrc", ".eslintrc",
-		"meson.build", "meson_options.txt", "meson.options", "sconstruct", "sconscript",
+		"meson.build", "meson_options.txt", "meson.options", "sconstruct", "sconscript", "build.xml", "phpunit.xml",
 		".babelrc", ".npmrc", ".nvmrc", ".yarnrc", ".browserslistrc", ".npmignore", ".prettierignore", ".eslintignore", "codeowners":
 		return true
 	}

@@ -87,6 +87,10 @@ func TestClassifyPath(t *testing.T) {
 		{"m4/libuv-check-flags.m4", Config},
 		{"meson.build", Config},
 		{"BUILD.gn", Config},
+		{"Alamofire.xcodeproj/xcshareddata/xcschemes/iOS.xcscheme", Config},
+		{"Alamofire.xcworkspace/contents.xcworkspacedata", Config},
+		{"phpunit.xml.dist", Config},
+		{"build.xml", Config},
 		{"config/app.yaml", Config},
 	} {
 		if got := ClassifyPath(tc.path); got != tc.want {
