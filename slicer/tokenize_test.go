@@ -40,7 +40,7 @@ func TestTerms(t *testing.T) {
 // returns is at least the number of terms it emitted, and that the only
 // filter changes what is emitted but not the length.
 func FuzzTerms(f *testing.F) {
-	for _, s := range []string{"parseHTTPHeader", "a_b_c", "ÄÖÜ x9Y", "__init__", "\x00\xff"} {
+	for _, s := range []string{"parseHTTPHeader", "a_b_c", "ÄÖÜ x9Y", "__init__", "\x00\xff", "IDictionary getX"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
