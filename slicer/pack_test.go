@@ -849,3 +849,60 @@ func TestPreambleSkipsLicence(t *testing.T) {
 		}
 	}
 }
+
+// TestDominantFileDepth: a best file scoring at least dominantRatio times
+// the second takes more of the depth budget (up to dominantShare of it)
+// than one the second scores close to.
+func TestDominantFileDepth(t *testing.T) {
+	var big strings.Builder
+	big.WriteString("package retry\n")
+	for k := range 120 {
+		fmt.Fprintf(&big, "\n// Retry%d retries the request with backoff, case %d.\nfunc Retry%d(v int) int {\n\tw := v * %d\n\tif w > %d {\n\t\tw -= %d\n\t}\n\treturn w\n}\n", k, k, k, k+3, 100+k, k+1)
+	}
+	files := map[string]string{
+		"retry/retry.go": big.String(),
+		"retry/other.go": "package retry\n\n// Backoff is the retry request backoff.\nfunc Backoff() int { return 1 }\n",
+	}
+	for k := range 40 {
+		files[fmt.Sprintf("svc/s%02d.go", k)] = fmt.Sprintf("package svc\n\n// S%d sends the request.\nfunc S%d() {}\n", k, k)
+	}
+	ix, read := memIndex(t, files)
+	c := testCounter(t)
+	const budget = 4000
+	shown := func(second float64) int {
+		t.Helper()
+		p, rk, _, err := prepare(context.Background(), ix, "retry the request with backoff", c, &SelectOptions{Budget: budget, ReadFile: read, Parallelism: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range rk {
+			switch ix.Files[rk[k].file].Path {
+			case "retry/retry.go":
+				rk[k].signals.Score = 1
+			case "retry/other.go":
+				rk[k].signals.Score = second
+			default:
+				rk[k].signals.Score = 0.05
+			}
+		}
+		sort.SliceStable(rk, func(a, b int) bool { return rk[a].signals.Score > rk[b].signals.Score })
+		if err := p.pack(context.Background(), rk); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range p.views {
+			if v.path == "retry/retry.go" {
+				if v.gran == GranWhole {
+					t.Fatalf("second at %v: retry.go went in whole; the case needs a file larger than the budget", second)
+				}
+				return v.tokens
+			}
+		}
+		t.Fatalf("second at %v: retry.go not shown", second)
+		return 0
+	}
+	close, dominant := shown(0.9), shown(1/dominantRatio)
+	if dominant <= close {
+		t.Errorf("best file shows %d tokens when it dominates, %d when the second is close; want more when it dominates", dominant, close)
+	}
+	t.Logf("best file: %d tokens when the second is close, %d when it dominates", close, dominant)
+}
