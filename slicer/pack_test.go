@@ -851,8 +851,8 @@ func TestPreambleSkipsLicence(t *testing.T) {
 }
 
 // TestDominantFileDepth: a best file scoring at least dominantRatio times
-// the second takes more of the depth budget (up to dominantShare of it)
-// than one the second scores close to.
+// the second takes more of the depth budget (up to dominantShare of it,
+// with a smaller breadth reserve) than one the second scores close to.
 func TestDominantFileDepth(t *testing.T) {
 	var big strings.Builder
 	big.WriteString("package retry\n")
@@ -903,6 +903,12 @@ func TestDominantFileDepth(t *testing.T) {
 	close, dominant := shown(0.9), shown(1/dominantRatio)
 	if dominant <= close {
 		t.Errorf("best file shows %d tokens when it dominates, %d when the second is close; want more when it dominates", dominant, close)
+	}
+	// The breadth reserve shrinks too (dominantTailShare): more than
+	// its share of the depth left by a full reserve, even counted on the
+	// whole budget.
+	if limit := dominantShare * (1 - mapShare - tailShare) * budget; float64(dominant) <= limit {
+		t.Errorf("best file shows %d tokens when it dominates, want more than %.0f (its share of the depth a full breadth reserve leaves)", dominant, limit)
 	}
 	t.Logf("best file: %d tokens when the second is close, %d when it dominates", close, dominant)
 }
