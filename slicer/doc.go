@@ -139,14 +139,18 @@
 //
 // Packing (pack.go) runs over the budget left after the task and the note,
 // the context budget C, from which tailShare (breadth) and mapShare (the
-// signature map) are held back; the rest R is for depth:
+// signature map) are held back; the rest R is for depth. When the best
+// file scores at least dominantRatio times the second, the task is about
+// it: breadth holds back only dominantTailShare, and the best file's
+// share is dominantShare instead of deepMaxShare.
 //
 //  1. Depth: in rank order, file i with score s_i is allotted
 //     A = deepMaxShare·(s_i/s₁)^deepShareExp·R. It goes in whole when its
 //     block fits wholeStretch·(s_i/s₁)^wholeStretchExp of R plus
 //     stretchReserve of the reserves (what it takes beyond R comes out of
 //     them), else as its units within A (or, when not one fits A, within
-//     the stretch). A test, doc or config below the best file that the
+//     the stretch; and for the best file, the unit A cuts to a window
+//     goes in whole when the stretch holds it). A test, doc or config below the best file that the
 //     task does not name by path, file name or frame is read for how the
 //     code is used, which its best unit tells: it is shown as breadth
 //     (step 2) wherever it ranks and is charged only that, so the
