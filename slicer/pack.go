@@ -67,8 +67,8 @@ const (
 	// dominates (dominantRatio): the other files matter less, so half of
 	// tailShare goes to depth. Measured on the kit's 18 sets against
 	// tailShare: 5 tasks won, 2 lost (line recall +0.055 summed over 54
-	// cells), at 3 file-level tasks lost (gson at each budget, guzzle
-	// 8k) and 1 won (alamofire 8k).
+	// cells), at 4 file-level tasks lost (a gson task at each budget,
+	// guzzle 8k) and 1 won (alamofire 8k).
 	dominantTailShare = tailShare / 2
 	// tailFileShare caps one breadth excerpt at this share of the context
 	// budget, between minTail and maxTail tokens: enough for a definition
