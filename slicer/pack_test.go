@@ -900,9 +900,9 @@ func TestDominantFileDepth(t *testing.T) {
 		t.Fatalf("second at %v: retry.go not shown", second)
 		return 0
 	}
-	close, dominant := shown(0.9), shown(1/dominantRatio)
-	if dominant <= close {
-		t.Errorf("best file shows %d tokens when it dominates, %d when the second is close; want more when it dominates", dominant, close)
+	near, dominant := shown(0.9), shown(1/dominantRatio)
+	if dominant <= near {
+		t.Errorf("best file shows %d tokens when it dominates, %d when the second is close; want more when it dominates", dominant, near)
 	}
 	// The breadth reserve shrinks too (dominantTailShare): more than
 	// its share of the depth left by a full reserve, even counted on the
@@ -910,5 +910,5 @@ func TestDominantFileDepth(t *testing.T) {
 	if limit := dominantShare * (1 - mapShare - tailShare) * budget; float64(dominant) <= limit {
 		t.Errorf("best file shows %d tokens when it dominates, want more than %.0f (its share of the depth a full breadth reserve leaves)", dominant, limit)
 	}
-	t.Logf("best file: %d tokens when the second is close, %d when it dominates", close, dominant)
+	t.Logf("best file: %d tokens when the second is close, %d when it dominates", near, dominant)
 }
