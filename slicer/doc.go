@@ -160,7 +160,8 @@
 //  2. Breadth: the next files in rank order, each as its best unit within
 //     tailFileShare of C (between minTail and maxTail), or whole when it
 //     is that small, while the breadth reserve, the rest of R and what
-//     depth left unused last. Files with no unit the task hits are not
+//     depth left unused last, down to the first file scoring below
+//     breadthFloor of the best. Files with no unit the task hits are not
 //     shown as breadth.
 //  3. Map: the next files, each as its path and one line per definition
 //     (at most maxMapDefs), within mapShare of C.
@@ -168,6 +169,12 @@
 //     ran out, and what the map did not use) deepens the views in rank
 //     order or gives content to files that had none; only then does the
 //     map take more entries with what is left.
+//
+// The best file's units go on past those the task hits (fillUnits): its
+// other units follow, nearest to a unit shown before them first (the
+// preamble among them), so that the room its share or the last step gives it shows the
+// code around the matches rather than staying unused; the edit a task
+// needs is often in the file's code that no word of the task reaches.
 //
 // Every block is counted exactly in both prompt forms, markdown and xml,
 // and the dearer count is its cost, so all formats hold the same

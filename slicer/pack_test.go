@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/google/go-cmp/cmp"
 )
@@ -854,41 +856,22 @@ func TestPreambleSkipsLicence(t *testing.T) {
 // the second takes more of the depth budget (up to dominantShare of it,
 // with a smaller breadth reserve) than one the second scores close to.
 func TestDominantFileDepth(t *testing.T) {
-	var big strings.Builder
-	big.WriteString("package retry\n")
-	for k := range 120 {
-		fmt.Fprintf(&big, "\n// Retry%d retries the request with backoff, case %d.\nfunc Retry%d(v int) int {\n\tw := v * %d\n\tif w > %d {\n\t\tw -= %d\n\t}\n\treturn w\n}\n", k, k, k, k+3, 100+k, k+1)
-	}
-	files := map[string]string{
-		"retry/retry.go": big.String(),
-		"retry/other.go": "package retry\n\n// Backoff is the retry request backoff.\nfunc Backoff() int { return 1 }\n",
-	}
-	for k := range 40 {
-		files[fmt.Sprintf("svc/s%02d.go", k)] = fmt.Sprintf("package svc\n\n// S%d sends the request.\nfunc S%d() {}\n", k, k)
-	}
+	files := bigRetryRepo()
+	files["retry/other.go"] = "package retry\n\n// Backoff is the retry request backoff.\nfunc Backoff() int { return 1 }\n"
 	ix, read := memIndex(t, files)
 	c := testCounter(t)
 	const budget = 4000
 	shown := func(second float64) int {
 		t.Helper()
-		p, rk, _, err := prepare(context.Background(), ix, "retry the request with backoff", c, &SelectOptions{Budget: budget, ReadFile: read, Parallelism: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for k := range rk {
-			switch ix.Files[rk[k].file].Path {
+		p := packScored(t, ix, read, c, budget, func(path string) float64 {
+			switch path {
 			case "retry/retry.go":
-				rk[k].signals.Score = 1
+				return 1
 			case "retry/other.go":
-				rk[k].signals.Score = second
-			default:
-				rk[k].signals.Score = 0.05
+				return second
 			}
-		}
-		sort.SliceStable(rk, func(a, b int) bool { return rk[a].signals.Score > rk[b].signals.Score })
-		if err := p.pack(context.Background(), rk); err != nil {
-			t.Fatal(err)
-		}
+			return 1.5 * breadthFloor // above the floor, so that breadth takes its reserve
+		})
 		for _, v := range p.views {
 			if v.path == "retry/retry.go" {
 				if v.gran == GranWhole {
@@ -911,4 +894,129 @@ func TestDominantFileDepth(t *testing.T) {
 		t.Errorf("best file shows %d tokens when it dominates, want more than %.0f (its share of the depth a full breadth reserve leaves)", dominant, limit)
 	}
 	t.Logf("best file: %d tokens when the second is close, %d when it dominates", near, dominant)
+}
+
+// TestBreadthFloor: files scoring below breadthFloor of the best get no
+// breadth excerpt; their room deepens the best file instead, and they
+// keep their map entries.
+func TestBreadthFloor(t *testing.T) {
+	ix, read := memIndex(t, bigRetryRepo())
+	c := testCounter(t)
+	// pack returns the best file's tokens and how many others are shown
+	// as content, with every other file scoring rel of the best.
+	pack := func(rel float64) (best, others int) {
+		t.Helper()
+		p := packScored(t, ix, read, c, 4000, func(path string) float64 {
+			if path == "retry/retry.go" {
+				return 1
+			}
+			return rel
+		})
+		for _, v := range p.views {
+			if v.path == "retry/retry.go" {
+				if v.gran == GranWhole {
+					t.Fatalf("at %v: retry.go went in whole; the case needs a file larger than the budget", rel)
+				}
+				best = v.tokens
+			} else {
+				others++
+			}
+		}
+		if len(p.maps) == 0 {
+			t.Errorf("at %v: no map entries; the other files belong in the map", rel)
+		}
+		return best, others
+	}
+	belowBest, belowOthers := pack(breadthFloor / 2)
+	aboveBest, aboveOthers := pack(breadthFloor * 1.5)
+	if belowOthers != 0 {
+		t.Errorf("files at half the floor: %d shown as content, want none", belowOthers)
+	}
+	if aboveOthers == 0 {
+		t.Errorf("files above the floor: none shown as content, want breadth excerpts")
+	}
+	if belowBest <= aboveBest {
+		t.Errorf("best file shows %d tokens with the others below the floor, %d above it; want more below", belowBest, aboveBest)
+	}
+	t.Logf("best file: %d tokens (others below the floor), %d (%d others shown)", belowBest, aboveBest, aboveOthers)
+}
+
+// TestFillUsesRoom: the best file's units the task does not hit fill
+// the room its matches leave, counted without the lines already shown:
+// a prompt of one large file nearly reaches the budget. Counting each
+// unit's padded range whole left a quarter of it free.
+func TestFillUsesRoom(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("package retry\n\n// Do retries the request on 503 and rewinds its body.\nfunc Do() error { return nil }\n")
+	for k := range 60 {
+		fmt.Fprintf(&src, "\n// Step%d is step %d.\nfunc Step%d(v int) int {\n\tv += %d\n\treturn v * 2\n}\n", k, k, k, k)
+	}
+	ix, read := memIndex(t, map[string]string{"retry/retry.go": src.String()})
+	c := testCounter(t)
+	for _, budget := range []int{600, 900, 1200} {
+		sel, err := Select(context.Background(), ix, "retry the request body", c, &SelectOptions{Budget: budget, ReadFile: read})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sel.Files) != 1 || sel.Files[0].Granularity != GranDefinitions {
+			t.Fatalf("budget %d: files %+v, want retry.go as excerpts", budget, sel.Files)
+		}
+		if sel.Tokens < budget*9/10 {
+			t.Errorf("budget %d: prompt of %d tokens, want at least 90%% of the budget", budget, sel.Tokens)
+		}
+	}
+}
+
+func TestUncovered(t *testing.T) {
+	ranges := []LineRange{{3, 5}, {9, 12}}
+	for _, tc := range []struct {
+		rg   LineRange
+		want []LineRange
+	}{
+		{LineRange{1, 2}, []LineRange{{1, 2}}},
+		{LineRange{1, 4}, []LineRange{{1, 2}}},
+		{LineRange{4, 10}, []LineRange{{6, 8}}},
+		{LineRange{1, 20}, []LineRange{{1, 2}, {6, 8}, {13, 20}}},
+		{LineRange{9, 12}, nil},
+		{LineRange{13, 14}, []LineRange{{13, 14}}},
+	} {
+		if got := uncovered(ranges, tc.rg); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("uncovered(%v, %v) = %v, want %v", ranges, tc.rg, got, tc.want)
+		}
+	}
+}
+
+// bigRetryRepo is a best file larger than a 4,000-token budget, whose 120
+// definitions all match "retry the request with backoff", and 40 small
+// files that match "request".
+func bigRetryRepo() map[string]string {
+	var big strings.Builder
+	big.WriteString("package retry\n")
+	for k := range 120 {
+		fmt.Fprintf(&big, "\n// Retry%d retries the request with backoff, case %d.\nfunc Retry%d(v int) int {\n\tw := v * %d\n\tif w > %d {\n\t\tw -= %d\n\t}\n\treturn w\n}\n", k, k, k, k+3, 100+k, k+1)
+	}
+	files := map[string]string{"retry/retry.go": big.String()}
+	for k := range 40 {
+		files[fmt.Sprintf("svc/s%02d.go", k)] = fmt.Sprintf("package svc\n\n// S%d sends the request.\nfunc S%d() {}\n", k, k)
+	}
+	return files
+}
+
+// packScored ranks the files of ix for "retry the request with backoff",
+// sets each file's score to score(path), and packs them within limit
+// tokens.
+func packScored(t *testing.T, ix *index.Index, read func(string) ([]byte, error), c budget.Counter, limit int, score func(string) float64) *packer {
+	t.Helper()
+	p, rk, _, err := prepare(context.Background(), ix, "retry the request with backoff", c, &SelectOptions{Budget: limit, ReadFile: read, Parallelism: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range rk {
+		rk[k].signals.Score = score(ix.Files[rk[k].file].Path)
+	}
+	sort.SliceStable(rk, func(a, b int) bool { return rk[a].signals.Score > rk[b].signals.Score })
+	if err := p.pack(context.Background(), rk); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

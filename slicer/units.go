@@ -74,6 +74,7 @@ type unit struct {
 	// cuts, for the file's preamble only (non-nil), are the lines after
 	// which it may end: each closes an import statement.
 	cuts []int
+	fill bool // not hit by the task: the rest of a file, nearest first
 }
 
 // fileShape is what units need to know about a file's definitions.
@@ -546,6 +547,73 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	return us
 }
 
+// fillUnits returns fileUnits followed by every other unit of the file,
+// nearest to one of those first (the preamble among them: code near a
+// file's top, its constants and types, is often what a change edits): the
+// rest of a file the task is about, for when its matching units leave
+// its room unused. Measured on the kit's 18 sets, against the preamble
+// left out of the distances: 2 tasks won, none lost.
+func (p *packer) fillUnits(r *ranked, l *loaded) []unit {
+	if us, ok := p.filled[r.file]; ok {
+		return us
+	}
+	us := p.fileUnits(r, l)
+	f := &p.ix.Files[r.file]
+	shape := newShape(f, l.lines)
+	covered := make([]bool, len(l.lines)+2)
+	// A licence header says nothing about the code (as in fileUnits).
+	head := strings.Join(l.lines[:min(len(l.lines), 2*maxPreambleLines)], "\n")
+	for i := 1; i <= index.LicenceEnd([]byte(head)) && i <= len(l.lines); i++ {
+		covered[i] = true
+	}
+	for _, u := range us {
+		for i := u.r.Start; i <= u.r.End && i <= len(l.lines); i++ {
+			covered[i] = true
+		}
+	}
+	type cand struct {
+		u    unit
+		dist int
+	}
+	var rest []cand
+	for line := 1; line <= len(l.lines); line++ {
+		if covered[line] {
+			continue
+		}
+		u, ok := shape.unitAt(f.Lang, l.lines, line)
+		if !ok {
+			continue
+		}
+		if u.r.Start < line && u.header == 0 {
+			u.r.Start = line // a paragraph that reaches back over lines already taken
+		}
+		for i := u.r.Start; i <= u.r.End && i <= len(l.lines); i++ {
+			covered[i] = true
+		}
+		line = max(line, u.r.End)
+		d := math.MaxInt
+		for _, h := range us {
+			switch {
+			case u.r.End < h.r.Start:
+				d = min(d, h.r.Start-u.r.End)
+			case u.r.Start > h.r.End:
+				d = min(d, u.r.Start-h.r.End)
+			default:
+				d = 0
+			}
+		}
+		u.fill = true
+		rest = append(rest, cand{u, d})
+	}
+	sort.SliceStable(rest, func(a, b int) bool { return rest[a].dist < rest[b].dist })
+	out := append([]unit(nil), us...)
+	for _, c := range rest {
+		out = append(out, c.u)
+	}
+	p.filled[r.file] = out
+	return out
+}
+
 // unitWeights returns each term's weight for ranking the units of one
 // file: its weight in the collection times its inverse document frequency
 // among the file's units, relative to a term in one unit, to the power
@@ -618,10 +686,13 @@ type Unit struct {
 	Windowed bool      `json:"windowed,omitempty"` // too large for its room: its header and a window around its best line
 	Score    float64   `json:"score"`              // BM25 of the task's terms in it, plus the mention bonus
 	Why      []string  `json:"why,omitempty"`      // the strongest terms matched, and "named"/"quote"
+	// Fill marks a unit the task does not hit, shown because the best
+	// file's room was not used up by those it hits (nearest first).
+	Fill bool `json:"fill,omitempty"`
 }
 
 func (u *unit) export(windowed bool) Unit {
-	return Unit{Name: u.name, Range: u.r, Windowed: windowed, Score: math.Round(u.score*1000) / 1000, Why: u.why}
+	return Unit{Name: u.name, Range: u.r, Windowed: windowed, Score: math.Round(u.score*1000) / 1000, Why: u.why, Fill: u.fill}
 }
 
 // String renders a unit for text explanations: name:start-end (score).

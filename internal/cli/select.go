@@ -205,8 +205,17 @@ func writeExplain(w io.Writer, sel *slicer.Selection) {
 			continue
 		}
 		fmt.Fprintf(w, "%s:\n", s.Path)
+		fill, lines := 0, 0
 		for _, u := range s.Units {
+			if u.Fill {
+				fill++
+				lines += u.Range.End - u.Range.Start + 1
+				continue
+			}
 			fmt.Fprintf(w, "  %s\n", u)
+		}
+		if fill > 0 {
+			fmt.Fprintf(w, "  and %d more units (%d lines) that the task does not hit, nearest first, to fill the file's room\n", fill, lines)
 		}
 	}
 	if sel.Omitted > 0 {

@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +145,42 @@ func TestSelectCLIExplainJSON(t *testing.T) {
 	}
 	if got.Breakdown.Budget != 2000 || got.Tokens > 2000 || len(got.Files) == 0 || got.Files[0].Path != "retry/retry.go" || got.Files[0].Signals.Score <= 0 {
 		t.Errorf("explain JSON = %+v", got)
+	}
+}
+
+// TestSelectCLIExplainFill: the units shown only to fill the best file's
+// room are counted in one line of the text explanation, not listed, and
+// marked in the JSON one.
+func TestSelectCLIExplainFill(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	var src strings.Builder
+	src.WriteString("-- retry/retry.go --\npackage retry\n\n// Do retries the request on 503 and rewinds its body.\nfunc Do() error { return nil }\n")
+	for k := range 60 {
+		fmt.Fprintf(&src, "\n// Step%d is step %d.\nfunc Step%d(v int) int {\n\tv += %d\n\treturn v * 2\n}\n", k, k, k, k)
+	}
+	dir := txtartest.Repo(t, txtar.Parse([]byte(src.String())))
+	var stdout, stderr bytes.Buffer
+	if code := Run([]string{"--repo", dir, "--budget", "900", "--explain", "retry the request body"}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	text := stderr.String()
+	for _, want := range []string{"retry/retry.go:\n  block:3-4 (", "that the task does not hit, nearest first"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("-explain lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "  Step1:") {
+		t.Errorf("-explain lists a fill unit:\n%s", text)
+	}
+	if !strings.Contains(stdout.String(), "func Step0(") {
+		t.Errorf("the prompt lacks Step0, the unit next to Do:\n%s", stdout.String())
+	}
+	stderr.Reset()
+	if code := Run([]string{"--repo", dir, "--budget", "900", "--explain=json", "retry the request body"}, nil, io.Discard, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), `"fill": true`) {
+		t.Errorf("-explain=json marks no unit as fill:\n%s", stderr.String())
 	}
 }
 
