@@ -533,7 +533,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		// costs every excerpted file of a project that writes one (the
 		// Apache header of each gson file: 16 lines, about 120 tokens).
 		start := 1
-		if end := index.LicenceEnd([]byte(strings.Join(l.lines[:min(len(l.lines), pre)], "\n"))); end > 0 && end < pre {
+		if end := licenceEnd(l.lines, pre); end > 0 && end < pre {
 			start = end + 1
 		}
 		cuts := importCuts(f.Lang, l.lines, shape.imp, pre)
@@ -562,8 +562,7 @@ func (p *packer) fillUnits(r *ranked, l *loaded) []unit {
 	shape := newShape(f, l.lines)
 	covered := make([]bool, len(l.lines)+2)
 	// A licence header says nothing about the code (as in fileUnits).
-	head := strings.Join(l.lines[:min(len(l.lines), 2*maxPreambleLines)], "\n")
-	for i := 1; i <= index.LicenceEnd([]byte(head)) && i <= len(l.lines); i++ {
+	for i := 1; i <= licenceEnd(l.lines, 2*maxPreambleLines); i++ {
 		covered[i] = true
 	}
 	for _, u := range us {
@@ -612,6 +611,11 @@ func (p *packer) fillUnits(r *ranked, l *loaded) []unit {
 	}
 	p.filled[r.file] = out
 	return out
+}
+
+// licenceEnd is index.LicenceEnd of the first n lines of a file.
+func licenceEnd(lines []string, n int) int {
+	return index.LicenceEnd([]byte(strings.Join(lines[:min(len(lines), n)], "\n")))
 }
 
 // unitWeights returns each term's weight for ranking the units of one
