@@ -560,15 +560,16 @@ func (p *packer) fillUnits(r *ranked, l *loaded) []unit {
 	us := p.fileUnits(r, l)
 	f := &p.ix.Files[r.file]
 	shape := newShape(f, l.lines)
-	covered := make([]bool, len(l.lines)+2)
-	// A licence header says nothing about the code (as in fileUnits).
-	for i := 1; i <= licenceEnd(l.lines, 2*maxPreambleLines); i++ {
-		covered[i] = true
-	}
-	for _, u := range us {
-		for i := u.r.Start; i <= u.r.End && i <= len(l.lines); i++ {
+	covered := make([]bool, len(l.lines)+1)
+	cover := func(rg LineRange) {
+		for i := rg.Start; i <= min(rg.End, len(l.lines)); i++ {
 			covered[i] = true
 		}
+	}
+	// A licence header says nothing about the code (as in fileUnits).
+	cover(LineRange{1, licenceEnd(l.lines, 2*maxPreambleLines)})
+	for _, u := range us {
+		cover(u.r)
 	}
 	type cand struct {
 		u    unit
@@ -586,9 +587,7 @@ func (p *packer) fillUnits(r *ranked, l *loaded) []unit {
 		if u.r.Start < line && u.header == 0 {
 			u.r.Start = line // a paragraph that reaches back over lines already taken
 		}
-		for i := u.r.Start; i <= u.r.End && i <= len(l.lines); i++ {
-			covered[i] = true
-		}
+		cover(u.r)
 		line = max(line, u.r.End)
 		d := math.MaxInt
 		for _, h := range us {
