@@ -148,15 +148,18 @@
 //     A = deepMaxShare·(s_i/s₁)^deepShareExp·R. It goes in whole when its
 //     block fits wholeStretch·(s_i/s₁)^wholeStretchExp of R plus
 //     stretchReserve of the reserves (what it takes beyond R comes out of
-//     them), else as its units within A (or, when not one fits A, within
-//     the stretch; and for the best file, the unit A cuts to a window
-//     goes in whole when the stretch holds it). A test, doc or config
-//     below the best file that the task does not name by path, file name
-//     or frame is read for how the code is used, which its best unit
-//     tells: it is shown as breadth (step 2) wherever it ranks and is
-//     charged only that, so the sources after it keep the room. A, not what the view uses, is
-//     taken from R, so every allotment grows with the budget. Depth ends
-//     at the first file whose allotment is below minBlock.
+//     them), but at most 1 − wholeNextShare·(s_next/s_i) of that room,
+//     s_next being the next file to take a depth share, so that a near
+//     tie is not starved by a whole file; else as its units within A
+//     (or, when not one fits A, within the stretch; and for the best
+//     file, the unit A cuts to a window goes in whole when the stretch
+//     holds it). A test, doc or config below the best file that the task
+//     does not name by path, file name or frame is read for how the code
+//     is used, which its best unit tells: it is shown as breadth (step 2)
+//     wherever it ranks and is charged only that, so the sources after it
+//     keep the room. A, not what the view uses, is taken from R, so every
+//     allotment grows with the budget. Depth ends at the first file whose
+//     allotment is below minBlock.
 //  2. Breadth: the next files in rank order, each as its best unit within
 //     tailFileShare of C (between minTail and maxTail), or whole when it
 //     is that small, while the breadth reserve, the rest of R and what

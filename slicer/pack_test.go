@@ -1020,3 +1020,65 @@ func packScored(t *testing.T, ix *index.Index, read func(string) ([]byte, error)
 	}
 	return p
 }
+
+// TestWholeLeavesNearTie: a best file that fits whole in most of the
+// room does not go in whole when the next file scores nearly as high
+// (wholeNextShare): that file gets a depth share of the room, not the
+// crumbs a whole best file leaves. With a distant second, the best file
+// still goes in whole.
+func TestWholeLeavesNearTie(t *testing.T) {
+	var best, second strings.Builder
+	best.WriteString("package retry\n")
+	for k := range 52 {
+		fmt.Fprintf(&best, "\n// Retry%d retries the request with backoff, case %d.\nfunc Retry%d(v int) int {\n\treturn v * %d\n}\n", k, k, k, k+3)
+	}
+	second.WriteString("package client\n")
+	for k := range 100 {
+		fmt.Fprintf(&second, "\n// Send%d sends the request, case %d.\nfunc Send%d(v int) int {\n\tw := v + %d\n\treturn w\n}\n", k, k, k, k)
+	}
+	files := map[string]string{"retry/retry.go": best.String(), "client/client.go": second.String()}
+	for k := range 40 {
+		files[fmt.Sprintf("svc/s%02d.go", k)] = fmt.Sprintf("package svc\n\n// S%d sends the request.\nfunc S%d() {}\n", k, k)
+	}
+	ix, read := memIndex(t, files)
+	c := testCounter(t)
+	const budget = 2700
+	// pack returns whether the best file is whole, its tokens and the
+	// second file's, with the second scoring rel of the best.
+	pack := func(rel float64) (whole bool, bestTokens, secondTokens int) {
+		t.Helper()
+		p := packScored(t, ix, read, c, budget, func(path string) float64 {
+			switch path {
+			case "retry/retry.go":
+				return 1
+			case "client/client.go":
+				return rel
+			}
+			return 0.15 // breadth, below the second at either score
+		})
+		for _, v := range p.views {
+			switch v.path {
+			case "retry/retry.go":
+				whole, bestTokens = v.gran == GranWhole, v.tokens
+			case "client/client.go":
+				secondTokens = v.tokens
+			}
+		}
+		return whole, bestTokens, secondTokens
+	}
+	whole, wholeTokens, far := pack(0.2)
+	if !whole {
+		t.Fatalf("second file at 0.2 of the best: the best file is not whole; the case needs one that fits most of the room")
+	}
+	if wholeTokens < budget/2 {
+		t.Fatalf("the best file is %d tokens whole; the case needs more than half the budget", wholeTokens)
+	}
+	whole, _, near := pack(0.95)
+	if whole {
+		t.Errorf("second file at 0.95 of the best: the best file went in whole, leaving the second %d tokens", near)
+	}
+	if near < budget/6 {
+		t.Errorf("second file at 0.95 of the best shows %d tokens, want at least %d", near, budget/6)
+	}
+	t.Logf("best file whole: %d tokens; second file: %d tokens at 0.95 of the best, %d at 0.2", wholeTokens, near, far)
+}
