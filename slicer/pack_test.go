@@ -863,15 +863,8 @@ func TestDominantFileDepth(t *testing.T) {
 	const budget = 4000
 	shown := func(second float64) int {
 		t.Helper()
-		p := packScored(t, ix, read, c, budget, func(path string) float64 {
-			switch path {
-			case "retry/retry.go":
-				return 1
-			case "retry/other.go":
-				return second
-			}
-			return 1.5 * breadthFloor // above the floor, so that breadth takes its reserve
-		})
+		// The others above the floor, so that breadth takes its reserve.
+		p := packScored(t, ix, read, c, budget, bestAndSecond("retry/other.go", second, 1.5*breadthFloor))
 		for _, v := range p.views {
 			if v.path == "retry/retry.go" {
 				if v.gran == GranWhole {
@@ -996,10 +989,29 @@ func bigRetryRepo() map[string]string {
 		fmt.Fprintf(&big, "\n// Retry%d retries the request with backoff, case %d.\nfunc Retry%d(v int) int {\n\tw := v * %d\n\tif w > %d {\n\t\tw -= %d\n\t}\n\treturn w\n}\n", k, k, k, k+3, 100+k, k+1)
 	}
 	files := map[string]string{"retry/retry.go": big.String()}
+	addSenders(files)
+	return files
+}
+
+// addSenders adds 40 small files that match "request".
+func addSenders(files map[string]string) {
 	for k := range 40 {
 		files[fmt.Sprintf("svc/s%02d.go", k)] = fmt.Sprintf("package svc\n\n// S%d sends the request.\nfunc S%d() {}\n", k, k)
 	}
-	return files
+}
+
+// bestAndSecond scores retry/retry.go 1, second rel and every other file
+// rest, for packScored.
+func bestAndSecond(second string, rel, rest float64) func(string) float64 {
+	return func(path string) float64 {
+		switch path {
+		case "retry/retry.go":
+			return 1
+		case second:
+			return rel
+		}
+		return rest
+	}
 }
 
 // packScored ranks the files of ix for "retry the request with backoff",
@@ -1037,9 +1049,7 @@ func TestWholeLeavesNearTie(t *testing.T) {
 		fmt.Fprintf(&second, "\n// Send%d sends the request, case %d.\nfunc Send%d(v int) int {\n\tw := v + %d\n\treturn w\n}\n", k, k, k, k)
 	}
 	files := map[string]string{"retry/retry.go": best.String(), "client/client.go": second.String()}
-	for k := range 40 {
-		files[fmt.Sprintf("svc/s%02d.go", k)] = fmt.Sprintf("package svc\n\n// S%d sends the request.\nfunc S%d() {}\n", k, k)
-	}
+	addSenders(files)
 	ix, read := memIndex(t, files)
 	c := testCounter(t)
 	const budget = 2700
@@ -1047,15 +1057,8 @@ func TestWholeLeavesNearTie(t *testing.T) {
 	// second file's, with the second scoring rel of the best.
 	pack := func(rel float64) (whole bool, bestTokens, secondTokens int) {
 		t.Helper()
-		p := packScored(t, ix, read, c, budget, func(path string) float64 {
-			switch path {
-			case "retry/retry.go":
-				return 1
-			case "client/client.go":
-				return rel
-			}
-			return 0.15 // breadth, below the second at either score
-		})
+		// The others are breadth, below the second at either score.
+		p := packScored(t, ix, read, c, budget, bestAndSecond("client/client.go", rel, 0.15))
 		for _, v := range p.views {
 			switch v.path {
 			case "retry/retry.go":
