@@ -299,7 +299,7 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		}
 		deep++
 		var v *view
-		if deep > 1 && !r.named && r.class != index.Source {
+		if deep > 1 && !takesDepth(r) {
 			// A test, doc or config the task does not name, below the
 			// best file, is read for how the code is used, which its
 			// best unit tells: it is shown as breadth wherever it
@@ -456,11 +456,15 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	return p.finish(p.views, p.maps)
 }
 
-// nextDeep returns the first of cands that takes a depth share, a source
-// or a file the task names (the others are shown as breadth), or nil.
+// takesDepth reports whether a file below the best takes a depth share:
+// a source, or a file the task names. A test, doc or config it does not
+// name is shown as breadth wherever it ranks.
+func takesDepth(r *ranked) bool { return r.named || r.class == index.Source }
+
+// nextDeep returns the first of cands that takes a depth share, or nil.
 func nextDeep(cands []*ranked) *ranked {
 	for _, r := range cands {
-		if r.named || r.class == index.Source {
+		if takesDepth(r) {
 			return r
 		}
 	}
