@@ -160,6 +160,7 @@ type loaded struct {
 	lines      []string
 	redactions []Redaction
 	err        error
+	shape      *fileShape // built by shapeOf when units are first asked for
 }
 
 // packer chooses views under the budget.

@@ -87,6 +87,15 @@ type fileShape struct {
 	doc    []int   // per symbol: first line of its doc comment and decorators, else its Start
 }
 
+// shapeOf returns the shape of a loaded file, built once: fileUnits and
+// fillUnits both need it.
+func (p *packer) shapeOf(file int, l *loaded) *fileShape {
+	if l.shape == nil {
+		l.shape = newShape(&p.ix.Files[file], l.lines)
+	}
+	return l.shape
+}
+
 func newShape(f *index.File, lines []string) *fileShape {
 	n := len(lines)
 	s := &fileShape{syms: f.Symbols, owner: make([]int32, n),
@@ -331,7 +340,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		return us
 	}
 	f := &p.ix.Files[r.file]
-	shape := newShape(f, l.lines)
+	shape := p.shapeOf(r.file, l)
 	type acc struct {
 		u      unit
 		tf     map[int32]int
@@ -559,7 +568,7 @@ func (p *packer) fillUnits(r *ranked, l *loaded) []unit {
 	}
 	us := p.fileUnits(r, l)
 	f := &p.ix.Files[r.file]
-	shape := newShape(f, l.lines)
+	shape := p.shapeOf(r.file, l)
 	covered := make([]bool, len(l.lines)+1)
 	cover := func(rg LineRange) {
 		for i := rg.Start; i <= min(rg.End, len(l.lines)); i++ {
