@@ -637,7 +637,9 @@ func (p *packer) chooseUnits(file int, l *loaded, us []unit, limit, maxUnits int
 // window returns ranges with u's header line (and its scope's) and the
 // widest window of u around its strongest line that fits limit by
 // estimate, found by binary search on the half-width; nil when not even
-// minWindowLines fit.
+// minWindowLines fit. Centred, it grows into a superset as limit does; on
+// the kit's 18 sets, a window reaching about twice as far down as up won
+// no task and lost 5, the reverse won 2 and lost 3.
 func (p *packer) window(file int, l *loaded, u *unit, ranges []LineRange, limit int) []LineRange {
 	base := ranges
 	if u.header > 0 {

@@ -19,6 +19,9 @@ const (
 	// unitK1 and unitB are BM25's parameters over the units of one file:
 	// a definition that uses a term three times is not three times as
 	// relevant, and a long definition collects hits by length alone.
+	// Measured on the kit's 18 sets at 8k/16k/32k against these: unitB
+	// 0.3 won 2 tasks and lost 12, 0.85 won 9 and lost 10; unitK1 0.8
+	// won 3 and lost 7, 2 won 5 and lost 7.
 	unitK1 = 1.2
 	unitB  = 0.6
 	// unitMentionBonus is added, in units of the task's strongest term
