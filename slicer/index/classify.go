@@ -197,7 +197,11 @@ func isGeneratedName(lower string) bool {
 func isTestPath(dirs []string, lower string) bool {
 	for _, d := range dirs {
 		switch strings.ToLower(d) {
-		case "test", "tests", "__tests__", "spec", "specs", "testdata", "testing", "fixtures", "__fixtures__", "__snapshots__", "e2e", "integration-cli", "integration":
+		case "test", "tests", "__tests__", "spec", "specs", "testdata", "testing", "fixtures", "__fixtures__", "__snapshots__", "e2e", "integration-cli", "integration",
+			// A bundled Google Test or Mock (fmt kept gtest/ and gmock/ at its
+			// root): test support, often fused into a gtest-all.cc and a
+			// gtest.h of 10–20k lines whose words match any task.
+			"gtest", "gmock", "googletest", "googlemock":
 			return true
 		}
 	}
@@ -263,6 +267,9 @@ func isConfig(dirs []string, lower string) bool {
 		// .NET projects and settings (MSBuild XML, solutions, NuGet,
 		// app.config, ReSharper's .DotSettings), Xcode, Terraform values.
 		".csproj", ".vbproj", ".fsproj", ".vcxproj", ".xproj", ".kproj", ".sln", ".props", ".targets", ".nuspec",
+		// Ruby's and CocoaPods' package specs, package.json's kin: an old
+		// gemspec lists every file of the repository, so it matched any task.
+		".gemspec", ".podspec",
 		".ruleset", ".runsettings", ".dotsettings", ".config", ".xcconfig", ".pbxproj", ".plist", ".entitlements", ".tfvars", ".cabal",
 		".xcscheme", ".xcworkspacedata", ".xcplayground", ".xcsettings", ".xctestplan",
 		".dist", // phpunit.xml.dist, .env.dist: a project's default settings

@@ -40,6 +40,10 @@ func TestClassifyPath(t *testing.T) {
 		{"tests/test_util.py", Test},
 		{"src/App.test.tsx", Test},
 		{"src/test/java/FooTest.java", Test},
+		{"gmock/gmock-gtest-all.cc", Test}, // a bundled Google Test and Mock
+		{"gmock/gtest/gtest.h", Test},
+		{"third_party/googletest/googletest/src/gtest.cc", Vendored},
+		{"src/gtest_util.cc", Source}, // a name, not a directory
 		{"vendor/github.com/x/y.go", Vendored},
 		{"web/node_modules/react/index.js", Vendored},
 		{"third_party/zlib/zlib.c", Vendored},
@@ -74,6 +78,8 @@ func TestClassifyPath(t *testing.T) {
 		{"Dockerfile", Config},
 		{"src/Serilog/Serilog.csproj", Config},
 		{"Serilog.sln", Config},
+		{"sinatra.gemspec", Config},
+		{"Alamofire.podspec", Config},
 		{"Serilog.sln.DotSettings", Config},
 		{"Directory.Build.props", Config},
 		{"src/App/web.config", Config},
