@@ -176,7 +176,9 @@ func (h *history) recency(lk *lookup, n int) []float64 {
 
 // coChange scores each file by how often it changed together with the
 // seeds: Σ over seeds s of weight(s) · |commits with s and f| / |commits
-// with s|, normalized so the best file has 1. Seeds themselves score 0.
+// with s|, normalized so the best file has 1. Seeds themselves score 0:
+// letting them score from each other (more changed files in the top k
+// offline) won 12 kit tasks and lost 23 on nine of the 18 sets, at 0.2.
 func (h *history) coChange(lk *lookup, n int, seeds []int, weight []float64) []float64 {
 	out := make([]float64, n)
 	if len(seeds) == 0 || len(h.commits) == 0 {

@@ -61,7 +61,8 @@ const (
 	// 0.05 was the same (+0.8, all % +0.3).
 	weightGraph = 0.1
 	// weightRecency weighs how recently the file changed in HEAD's
-	// history: work clusters in time.
+	// history: work clusters in time. Doubled (0.3) in round 24, on 15
+	// of the kit's 18 sets: 16 tasks won, 35 lost.
 	weightRecency = 0.15
 	// weightCoChange weighs how often the file changed together with the
 	// strongest candidates in HEAD's history.
