@@ -39,7 +39,10 @@
 //     snake_case and kebab-case split the same way, and object-format
 //     also gives objectformat; a plural acronym is one part, so URLs
 //     gives url as the code's url does. Terms are lowercased
-//     and lightly stemmed; English and keyword stop words are dropped. Only
+//     and lightly stemmed; English and keyword stop words are dropped. A
+//     term's spelling variant, the stem with or without a final e
+//     (handling and handled give handl, handle gives handle), is a term
+//     too, weighing variantWeight of it. Only
 //     the task's terms are counted, in one parallel pass over the files,
 //     so no term index has to be stored. The task ranks without a closing
 //     paragraph of git trailers and without the words that introduce an

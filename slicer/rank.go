@@ -44,6 +44,13 @@ const (
 	// Weighting the title in the ranking of a file's definitions too
 	// added +0.1 a cell and cost all % as much.
 	titleWeight = 1.4
+	// variantWeight weighs a term's spelling variant (see variant) against
+	// the term itself: "handling" should find handle(), but a file that
+	// says "handling" as the task does is the better match. Measured on
+	// the kit's 18 sets at 8k/16k/32k against none: 12 tasks won and 6
+	// lost, line recall +0.004 summed over the 54 cells, file level 8 won
+	// and 5 lost; 0.3 won 6 and lost 5, 0.7 won 13 and lost 16.
+	variantWeight = 0.5
 
 	// weightLexical weighs normalized BM25 (contents and path).
 	weightLexical = 1.0
@@ -177,6 +184,7 @@ type query struct {
 	title   []bool          // the term is in the task's first line
 	word    []bool          // the term is a word of the first line, not a compound
 	ident   []bool          // the term is an identifier the first line writes as code
+	weight  []float64       // 1, or variantWeight for a spelling variant the task does not write
 }
 
 func newQuery(task string) *query {
@@ -196,14 +204,28 @@ func newQuery(task string) *query {
 	for _, t := range phraseCompounds(lexical) {
 		counts[t]++
 	}
+	variantOf := map[string]string{} // variant → the task's term
+	for t := range counts {
+		if v := variant(t); v != "" && counts[v] == 0 {
+			variantOf[v] = t
+		}
+	}
+	for v := range variantOf {
+		counts[v] = 1
+	}
 	for t := range counts {
 		q.terms = append(q.terms, t)
 	}
 	sort.Strings(q.terms)
 	q.qtf = make([]int, len(q.terms))
+	q.weight = make([]float64, len(q.terms))
 	for i, t := range q.terms {
 		q.termIdx[t] = i
 		q.qtf[i] = counts[t]
+		q.weight[i] = 1
+		if variantOf[t] != "" {
+			q.weight[i] = variantWeight
+		}
 	}
 	q.title = make([]bool, len(q.terms))
 	q.word = make([]bool, len(q.terms))
@@ -216,6 +238,9 @@ func newQuery(task string) *query {
 		if i, ok := q.termIdx[t]; ok {
 			q.title[i] = true
 		}
+	}
+	for v, t := range variantOf {
+		q.title[q.termIdx[v]] = q.title[q.termIdx[t]]
 	}
 	q.ident = make([]bool, len(q.terms))
 	for _, id := range titleMentions.Idents {
@@ -230,8 +255,27 @@ func newQuery(task string) *query {
 }
 
 // tfWeight is the weight of term k for how often the task says it,
-// 1 + ln(count): in ranking files and a file's definitions alike.
-func (q *query) tfWeight(k int) float64 { return 1 + math.Log(float64(q.qtf[k])) }
+// 1 + ln(count), times variantWeight for a spelling variant: in ranking
+// files and a file's definitions alike.
+func (q *query) tfWeight(k int) float64 { return (1 + math.Log(float64(q.qtf[k]))) * q.weight[k] }
+
+// variant returns the other spelling of a term that stem leaves apart, or
+// "". stem cuts -ing and -ed without restoring an e and keeps a final e
+// otherwise, so "handling" and "handled" give handl while "handle" and
+// "handles" give handle: a term ending in e has the variant without it,
+// a word ending in a consonant the one with it. Stemming both alike
+// instead (dropping every final e, or restoring it) conflates more than
+// the task says: "named" meets every name.
+func variant(t string) string {
+	n := len(t)
+	switch {
+	case n >= 5 && t[n-1] == 'e' && t[n-2] != 'e':
+		return t[:n-1]
+	case n >= 4 && isAlpha(t) && !strings.ContainsRune("aeiouy", rune(t[n-1])):
+		return t + "e"
+	}
+	return ""
+}
 
 // compoundKey is an identifier as its compound term spells it, lowercased
 // and without underscores (HasEncodedObject, has_encoded_object:

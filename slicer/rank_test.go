@@ -301,3 +301,63 @@ func TestTitleWeight(t *testing.T) {
 		t.Errorf("one line: lexical %v, want a tie", got)
 	}
 }
+
+// TestVariant: the spelling variant joins what stem leaves apart, a final
+// e, and nothing else.
+func TestVariant(t *testing.T) {
+	for _, tc := range []struct{ term, want string }{
+		{"handle", "handl"}, // handle, handles
+		{"handl", "handle"}, // handled, handling
+		{"parse", "pars"},
+		{"cache", "cach"},
+		{"encod", "encode"},
+		{"header", "headere"}, // no code says it: it matches nothing
+		{"name", ""},          // too short: "nam" is no spelling of it
+		{"free", ""},          // ee is not a dropped e
+		{"retry", ""},         // ends in y
+		{"value", "valu"},
+		{"url", ""},
+		{"http2", ""}, // not a word
+		{"getx", "getxe"},
+	} {
+		if got := variant(tc.term); got != tc.want {
+			t.Errorf("variant(%q) = %q, want %q", tc.term, got, tc.want)
+		}
+	}
+}
+
+// TestQueryVariants: a task's word brings its variant as a term of the
+// title, at variantWeight, never as a word of its own (a word no file holds
+// names something new), and a variant the task also writes keeps full
+// weight.
+func TestQueryVariants(t *testing.T) {
+	q := newQuery("Fix handling of empty paths\n\nThe cache handles it.")
+	for _, tc := range []struct {
+		term   string
+		weight float64
+		title  bool
+		word   bool
+	}{
+		{"handl", 1, true, true},
+		{"handle", 1, false, false}, // "handles" in the body: the task's own term
+		{"cache", 1, false, false},
+		{"cach", variantWeight, false, false},
+		{"empty", 1, true, true},
+		{"path", 1, true, true},
+		{"pathe", variantWeight, true, false},
+	} {
+		i, ok := q.termIdx[tc.term]
+		if !ok {
+			t.Fatalf("%q is not a term (%v)", tc.term, q.terms)
+		}
+		if q.weight[i] != tc.weight || q.title[i] != tc.title || q.word[i] != tc.word {
+			t.Errorf("%q: weight %v title %v word %v, want %v %v %v", tc.term, q.weight[i], q.title[i], q.word[i], tc.weight, tc.title, tc.word)
+		}
+	}
+	if k := q.termIdx["handle"]; q.tfWeight(k) != 1 {
+		t.Errorf("tfWeight(handle) = %v, want 1", q.tfWeight(k))
+	}
+	if k := q.termIdx["cach"]; q.tfWeight(k) != variantWeight {
+		t.Errorf("tfWeight(cach) = %v, want %v", q.tfWeight(k), variantWeight)
+	}
+}

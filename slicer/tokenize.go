@@ -222,6 +222,8 @@ func terms(text string, keep map[string]bool) []string {
 // "retried" meet, and "headers" meets "header". It works in place on a
 // lowercased word and returns the stem. It is deliberately tiny: the same
 // function runs on tasks and on code, so it only has to be consistent.
+// The spellings it leaves apart by a final e (handling: handl, handle:
+// handle) meet through the query's variants, at a lower weight (variant).
 func stem(w []byte) []byte {
 	n := len(w)
 	switch {
