@@ -42,7 +42,10 @@
 //     and lightly stemmed; English and keyword stop words are dropped. A
 //     term's spelling variant, the stem with or without a final e
 //     (handling and handled give handl, handle gives handle), is a term
-//     too, weighing variantWeight of it. Only
+//     too, weighing variantWeight of it. A term the task writes only in
+//     its fenced code blocks, a bug report's reproduction (not a stack
+//     trace's lines there), weighs codeBlockWeight of it here; the
+//     ranking of a file's definitions counts it in full. Only
 //     the task's terms are counted, in one parallel pass over the files,
 //     so no term index has to be stored. The task ranks without a closing
 //     paragraph of git trailers and without the words that introduce an
@@ -69,7 +72,9 @@
 //     1a2b3c4": mentionCommit, split by square root among the at most
 //     maxCommitFiles files it changed; the first lines of its hunks steer
 //     the excerpt like a frame's line when the file is unchanged since).
-//     The sum is capped at maxMention.
+//     A name the task writes only in its code blocks counts
+//     codeBlockWeight of its strength (codeBlocks). The sum is capped at
+//     maxMention.
 //   - graph: a personalized PageRank (aider's repository map method) over
 //     the file graph where a file that references a name links to the files
 //     defining it (weight 1/definers, ×mentionedEdgeBoost when the task

@@ -77,6 +77,10 @@ type identMention struct {
 	// Qualifier: it appears only before a dot ("path" in "path.Dir"), so
 	// it names a package, type or variable, never a function or field.
 	Qualifier bool
+	// CodeBlock: it appears only in the task's code blocks (see
+	// codeBlocks), as a bug report's reproduction writes the user's own
+	// names and the public calls it makes.
+	CodeBlock bool
 }
 
 // mentionPatterns are the regular expressions of extractMentions. They
@@ -313,8 +317,10 @@ func extractMentions(task string) mentions {
 	// of one (code.google.com, github.com/o/r/issues) is dotted like a
 	// selector but names no code.
 	seenIdent := map[string]int{}
+	inBlock := codeBlocks(noURL)
 	for _, loc := range re.ident.FindAllStringSubmatchIndex(noURL, -1) {
 		tok := noURL[loc[0]:loc[1]]
+		block := inBlock[loc[0]]
 		call := loc[2] >= 0
 		tok = strings.TrimSuffix(tok, "()")
 		if !call && loc[1] < len(noURL) && noURL[loc[1]] == '(' {
@@ -336,6 +342,9 @@ func extractMentions(task string) mentions {
 			cl := call || inSpan || len(parts) > 1 || isCodeLike(p)
 			qual := k < len(parts)-1
 			if i, ok := seenIdent[p]; ok {
+				if !block {
+					m.Idents[i].CodeBlock = false
+				}
 				if cl {
 					m.Idents[i].CodeLike = true
 				}
@@ -348,11 +357,62 @@ func extractMentions(task string) mentions {
 				continue
 			}
 			seenIdent[p] = len(m.Idents)
-			m.Idents = append(m.Idents, identMention{Name: p, Scope: scope, CodeLike: cl, Qualifier: qual})
+			m.Idents = append(m.Idents, identMention{Name: p, Scope: scope, CodeLike: cl, Qualifier: qual, CodeBlock: block})
 		}
 	}
 	sort.SliceStable(m.Idents, func(i, j int) bool { return m.Idents[i].Name < m.Idents[j].Name })
 	return m
+}
+
+// codeBlocks reports, for each byte of task, whether it lies in a fenced
+// code block (``` or ~~~; one left open runs to the end, as in Markdown)
+// before its closing fence, on a line that is not a stack trace's: a frame (a Python
+// "File …, line N" and the source line after it, a path:line, a Java or
+// JavaScript "at …") points into the repository wherever it stands,
+// while the rest of a bug report's block is mostly the reporter's own
+// code, naming the public calls it makes and its own variables.
+func codeBlocks(task string) []bool {
+	in := make([]bool, len(task))
+	re := mentionREs()
+	var fence string // the open fence's marker; "" outside a block
+	afterPyFrame := false
+	off := 0
+	for _, l := range strings.SplitAfter(task, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
+			fence = t[:3]
+			for i := off; i < off+len(l); i++ {
+				in[i] = true // its info string: the block's language
+			}
+		case fence != "" && strings.HasPrefix(t, fence):
+			fence = ""
+		case fence != "":
+			py := re.pyFrame.MatchString(l)
+			frame := py || afterPyFrame || re.frame.MatchString(l) || strings.HasPrefix(t, "at ")
+			afterPyFrame = py
+			if !frame {
+				for i := off; i < off+len(l); i++ {
+					in[i] = true
+				}
+			}
+		}
+		off += len(l)
+	}
+	return in
+}
+
+// outsideCodeBlocks returns task with what codeBlocks marks blanked out,
+// line breaks kept.
+func outsideCodeBlocks(task string) string {
+	in := codeBlocks(task)
+	b := []byte(task)
+	for i, blank := range in {
+		if blank && b[i] != '\n' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
 }
 
 // cleanMentionPath normalizes a path written in a task, or returns "" when

@@ -305,3 +305,60 @@ func TestNormalizeRemote(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeBlocks: a fenced block is marked up to its closing fence (its
+// opening fence holds its language), the text around it is not, nor a
+// stack trace's lines inside it.
+func TestCodeBlocks(t *testing.T) {
+	for _, tc := range []struct {
+		name, task string
+		want       []string // the marked lines, trimmed
+	}{
+		{"backticks", "Title\n\n```go\nc := New()\nc.Do()\n```\nafter", []string{"```go", "c := New()", "c.Do()"}},
+		{"tildes, a longer fence", "t\n~~~~\nx = 1\n~~~~\ny", []string{"~~~~", "x = 1"}},
+		{"backticks do not close tildes", "t\n~~~\na()\n```\nb()\n~~~\nc", []string{"~~~", "a()", "```", "b()"}},
+		{"left open runs to the end", "t\n```\na()\nb()", []string{"```", "a()", "b()"}},
+		{"indented fence", "t\n  ```js\n  app.get()\n  ```", []string{"```js", "app.get()"}},
+		{"no block", "Fix `Do` in client.go\n\n    indented()", nil},
+		{"python traceback", "t\n```\nr = s.get(u)\nTraceback (most recent call last):\n  File \"/x/requests/utils.py\", line 830, in select_proxy\n    urlparts = urlparse(url)\nKeyError: ''\n```",
+			[]string{"```", "r = s.get(u)", "Traceback (most recent call last):", "KeyError: ''"}},
+		{"go and java frames", "t\n```\npanic: boom\n\t/src/app/pick.go:9 +0x1d\n\tat com.x.Gson.fromJson(Gson.java:12)\nmine()\n```", []string{"```", "panic: boom", "mine()"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := codeBlocks(tc.task)
+			if len(in) != len(tc.task) {
+				t.Fatalf("%d marks for %d bytes", len(in), len(tc.task))
+			}
+			var got []string
+			off := 0
+			for _, l := range strings.SplitAfter(tc.task, "\n") {
+				if in[off] != in[off+len(l)-1] {
+					t.Errorf("line %q is marked in part", l)
+				}
+				if in[off] {
+					got = append(got, strings.TrimSpace(l))
+				}
+				off += len(l)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("marked lines (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestExtractMentionsCodeBlock: a name only in code blocks is marked, one
+// the text also writes is not, whichever comes first.
+func TestExtractMentionsCodeBlock(t *testing.T) {
+	m := extractMentions("Do ignores Retries\n\n```go\nc := NewClient(Options{Retries: 3})\nc.Do(req)\n```\nThe Options are fine.")
+	got := map[string]bool{}
+	for _, id := range m.Idents {
+		got[id.Name] = id.CodeBlock
+	}
+	want := map[string]bool{"Do": false, "Retries": false, "Options": false, "NewClient": true, "req": true, "ignores": false, "go": true}
+	for name, block := range want {
+		if b, ok := got[name]; !ok || b != block {
+			t.Errorf("%s: CodeBlock %v (found %v), want %v", name, b, ok, block)
+		}
+	}
+}

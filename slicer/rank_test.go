@@ -361,3 +361,23 @@ func TestQueryVariants(t *testing.T) {
 		t.Errorf("tfWeight(cach) = %v, want %v", q.tfWeight(k), variantWeight)
 	}
 }
+
+// TestQueryCodeBlockTerms: a term only in the task's code blocks is marked
+// for codeBlockWeight in ranking files, one the text also writes is not,
+// and a spelling variant follows its term.
+func TestQueryCodeBlockTerms(t *testing.T) {
+	q := newQuery("Retries do not wait\n\nThe delay is zero.\n\n```go\nc := client.NewClient(opts)\nresp, err := c.Do(req)\nwaiting()\n```")
+	for term, block := range map[string]bool{
+		"retry": false, "wait": false, "delay": false,
+		"client": true, "newclient": true, "resp": true, "req": true,
+		"waite": false, // wait's variant: the text writes wait
+	} {
+		i, ok := q.termIdx[term]
+		if !ok {
+			t.Fatalf("%q is not a term (%v)", term, q.terms)
+		}
+		if q.block[i] != block {
+			t.Errorf("%q: block %v, want %v", term, q.block[i], block)
+		}
+	}
+}

@@ -22,7 +22,8 @@ import (
 // TestSelectScenarios runs testdata/select/*.txtar: the archive is the
 // repository, and its directives are
 //
-//	ctxtrim [-budget=N] [-format=F] [-no-redact] TASK   select (once, first)
+//	ctxtrim [-budget=N] [-format=F] [-no-redact] TASK   select (once, first;
+//	               \n and \t in TASK are a line break and a tab)
 //	want TEXT      the output contains TEXT
 //	!want TEXT     the output does not contain TEXT
 //	paths P...     the selected files start with P..., in this order
@@ -57,7 +58,7 @@ func TestSelectScenarios(t *testing.T) {
 					case a == "-no-redact":
 						opts.NoRedact = true
 					default:
-						task = a
+						task = strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(a)
 					}
 				}
 			case "want", "!want":
