@@ -365,41 +365,59 @@ func extractMentions(task string) mentions {
 }
 
 // codeBlocks reports, for each byte of task, whether it lies in a fenced
-// code block (``` or ~~~; one left open runs to the end, as in Markdown)
-// before its closing fence, on a line that is not a stack trace's: a frame (a Python
-// "File …, line N" and the source line after it, a path:line, a Java or
-// JavaScript "at …") points into the repository wherever it stands,
-// while the rest of a bug report's block is mostly the reporter's own
-// code, naming the public calls it makes and its own variables.
+// code block, from its opening fence (whose info string is the block's
+// language) to the line before its closing one, on a line that is not a
+// stack trace's: a frame (a Python "File …, line N" and the source line
+// after it, a path:line, a Java or JavaScript "at …") points into the
+// repository wherever it stands, while the rest of a bug report's block
+// is mostly the reporter's own code, naming the public calls it makes and
+// its own variables. Fences follow CommonMark: three or more backticks or
+// tildes (a backtick fence's info string holds no backtick, so
+// ```x``` on one line is inline code), closed by a line of at least as
+// many of the same character and nothing else; one left open runs to the
+// end.
 func codeBlocks(task string) []bool {
 	in := make([]bool, len(task))
 	re := mentionREs()
-	var fence string // the open fence's marker; "" outside a block
+	var fence string // the open fence; "" outside a block
 	afterPyFrame := false
 	off := 0
 	for _, l := range strings.SplitAfter(task, "\n") {
 		t := strings.TrimSpace(l)
+		mark := false
 		switch {
-		case fence == "" && (strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~")):
-			fence = t[:3]
-			for i := off; i < off+len(l); i++ {
-				in[i] = true // its info string: the block's language
+		case fence == "":
+			if f := fenceOpening(t); f != "" {
+				fence, mark = f, true
 			}
-		case fence != "" && strings.HasPrefix(t, fence):
+		case strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
 			fence = ""
-		case fence != "":
+		default:
 			py := re.pyFrame.MatchString(l)
-			frame := py || afterPyFrame || re.frame.MatchString(l) || strings.HasPrefix(t, "at ")
+			mark = !py && !afterPyFrame && !re.frame.MatchString(l) && !strings.HasPrefix(t, "at ")
 			afterPyFrame = py
-			if !frame {
-				for i := off; i < off+len(l); i++ {
-					in[i] = true
-				}
+		}
+		if mark {
+			for i := off; i < off+len(l); i++ {
+				in[i] = true
 			}
 		}
 		off += len(l)
 	}
 	return in
+}
+
+// fenceOpening returns the fence that line (trimmed) opens, its run of
+// backticks or tildes, or "" when it opens none.
+func fenceOpening(line string) string {
+	if line == "" || line[0] != '`' && line[0] != '~' {
+		return ""
+	}
+	n := len(line) - len(strings.TrimLeft(line, line[:1]))
+	if n < 3 || line[0] == '`' && strings.Contains(line[n:], "`") {
+		return ""
+	}
+	return line[:n]
 }
 
 // outsideCodeBlocks returns task with what codeBlocks marks blanked out,
