@@ -931,14 +931,14 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 		}
 	}
 	for _, id := range q.m.Idents {
-		w := 1.0
+		w, where := 1.0, ""
 		if id.CodeBlock {
-			w = codeBlockWeight
+			w, where = codeBlockWeight, " (code block)"
 		}
 		if id.CodeLike || len(id.Name) >= 5 {
 			if l := lk.byStem[strings.ToLower(id.Name)]; len(l) > 0 && len(l) <= maxSymbolDefiners && (id.CodeLike || !isStopWord([]byte(strings.ToLower(id.Name)))) {
 				for _, j := range l {
-					add(j, w*mentionStem/float64(len(l)), 0, "name "+id.Name)
+					add(j, w*mentionStem/float64(len(l)), 0, "name "+id.Name+where)
 				}
 			}
 		}
@@ -964,7 +964,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 					}
 				}
 			}
-			add(j, w*scoped*s/math.Sqrt(float64(len(l))), 0, "symbol "+id.Name)
+			add(j, w*scoped*s/math.Sqrt(float64(len(l))), 0, "symbol "+id.Name+where)
 			if s == mentionSymbol {
 				// Only a name written as code points into the file: a plain
 				// word ("type", "build") that happens to name a definition

@@ -381,3 +381,30 @@ func TestQueryCodeBlockTerms(t *testing.T) {
 		}
 	}
 }
+
+// TestCodeBlockMention: a name the task writes only in a code block counts
+// codeBlockWeight of what it counts in the text, and -explain says where
+// it came from.
+func TestCodeBlockMention(t *testing.T) {
+	ix, read := memIndex(t, map[string]string{
+		"client.go": "package client\n\n// NewClient returns a client.\nfunc NewClient() *Client { return &Client{} }\n\n// Client sends.\ntype Client struct{}\n",
+		"other.go":  "package client\n\nfunc other() {}\n",
+	})
+	mention := func(task string) (float64, []string) {
+		for _, r := range rankTask(t, ix, read, task) {
+			if ix.Files[r.file].Path == "client.go" {
+				return r.signals.Mention, r.signals.Why
+			}
+		}
+		t.Fatalf("%q: client.go not ranked", task)
+		return 0, nil
+	}
+	prose, proseWhy := mention("It hangs when NewClient is called twice")
+	block, blockWhy := mention("It hangs when called twice\n\n```go\nc := NewClient()\n```")
+	if prose == 0 || block >= prose || math.Abs(block-codeBlockWeight*prose) > 1e-9 {
+		t.Errorf("mention in a block %.4f, in the text %.4f: want %v of it", block, prose, codeBlockWeight)
+	}
+	if !slices.Contains(proseWhy, "symbol NewClient") || !slices.Contains(blockWhy, "symbol NewClient (code block)") {
+		t.Errorf("why: text %q, block %q", proseWhy, blockWhy)
+	}
+}
