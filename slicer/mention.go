@@ -30,6 +30,10 @@ type mentions struct {
 	// digit and a letter among them), in order, at most maxNamedCommits;
 	// resolveCommits finds the files each changed.
 	Commits []commitMention
+	// outside is the task without URLs and without what codeBlocks
+	// marks (blanked, line breaks kept): the text newQuery takes the
+	// words written outside code blocks from.
+	outside string
 }
 
 // commitMention is a commit the task names ("This reverts commit 1a2b3c4",
@@ -318,6 +322,7 @@ func extractMentions(task string) mentions {
 	// selector but names no code.
 	seenIdent := map[string]int{}
 	inBlock := codeBlocks(noURL)
+	m.outside = blankOut(noURL, inBlock)
 	for _, loc := range re.ident.FindAllStringSubmatchIndex(noURL, -1) {
 		tok := noURL[loc[0]:loc[1]]
 		block := inBlock[loc[0]]
@@ -420,10 +425,8 @@ func fenceOpening(line string) string {
 	return line[:n]
 }
 
-// outsideCodeBlocks returns task with what codeBlocks marks blanked out,
-// line breaks kept.
-func outsideCodeBlocks(task string) string {
-	in := codeBlocks(task)
+// blankOut returns task with the bytes in marks blanked, line breaks kept.
+func blankOut(task string, in []bool) string {
 	b := []byte(task)
 	for i, blank := range in {
 		if blank && b[i] != '\n' {

@@ -228,8 +228,10 @@ func newQuery(task string) *query {
 	for v := range variantOf {
 		counts[v] = 1
 	}
-	outside := map[string]bool{} // the terms written outside code blocks
-	text := outsideCodeBlocks(lexical)
+	// The terms written outside code blocks, from the text extractMentions
+	// has already blanked them out of.
+	outside := map[string]bool{}
+	text := q.m.outside
 	for _, t := range terms(text, q.keep) {
 		outside[t] = true
 	}
