@@ -775,18 +775,43 @@ func (p *packer) termIDF() {
 // (measured on the kit's eleven repositories at 8k/16k/32k, taking it
 // before every unit instead of only a named sibling's: lines all % rose
 // in 5 of 33 cells, all held out, and fell in none; taking the line
-// before the blank line too won two more tasks and lost one).
+// before the blank line too won two more tasks and lost one). Where no
+// blank line follows but a line that closes the enclosing block does
+// (closesScope), it takes that line (measured on the kit's 18 sets at
+// 8k/16k/32k: 5 tasks won, none lost, line recall +1.1 summed over the
+// 54 cells, 1 file-level task lost to a breadth file a few tokens short).
 func padBlank(lines []string, rg LineRange, before bool) LineRange {
 	if rg.End < len(lines) && strings.TrimSpace(lines[rg.End]) == "" {
 		rg.End++
 		if rg.End < len(lines) {
 			rg.End++
 		}
+	} else if rg.End < len(lines) && closesScope(lines[rg.End]) {
+		rg.End++
 	}
 	if before && rg.Start > 1 && strings.TrimSpace(lines[rg.Start-2]) == "" {
 		rg.Start--
 	}
 	return rg
+}
+
+// closesScope reports whether line only closes a block: `}`, `};`, `})`,
+// `end`, perhaps with a trailing // comment. A definition that such a line
+// follows is the last of its class, impl or namespace, and a definition
+// added after it goes in between the two: a patch needs that line as
+// context, as it needs the line after a blank one.
+func closesScope(line string) bool {
+	t := strings.TrimSpace(line)
+	if i := strings.Index(t, "//"); i > 0 {
+		t = strings.TrimSpace(t[:i])
+	}
+	if t == "end" {
+		return true
+	}
+	if t == "" || t[0] != '}' {
+		return false
+	}
+	return strings.Trim(t, "})];, ") == ""
 }
 
 // addRange returns ranges with rg merged in, sorted and without overlaps;

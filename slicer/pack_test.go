@@ -459,8 +459,9 @@ func TestBreadthStopsAfterMisses(t *testing.T) {
 
 // TestPadBlank: an excerpt takes the blank line that ends its block, the
 // line a commit deleting the block deletes too, and the line after it,
-// where a definition added after the block goes in; with before, the
-// blank line before the block too; and nothing else.
+// where a definition added after the block goes in, or else the line that
+// closes the enclosing block; with before, the blank line before the
+// block too; and nothing else.
 func TestPadBlank(t *testing.T) {
 	lines := []string{"func a() {", "}", "", "func b() {", "}", "\t", "x", "y", "", "z", ""}
 	for _, tc := range []struct {
@@ -474,6 +475,23 @@ func TestPadBlank(t *testing.T) {
 		{LineRange{3, 3}, LineRange{3, 3}},     // only the lines after, not before
 	} {
 		if got := padBlank(lines, tc.in, false); got != tc.want {
+			t.Errorf("padBlank(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	// The last definition of a class or impl: the line that closes it is
+	// taken, where a definition added after the last one goes in; a line
+	// that closes one block and opens another is code.
+	nested := []string{"impl A {", "    fn a() {", "    }", "}", "", "x", "    } else {", "end", "};  // ns"}
+	for _, tc := range []struct {
+		in, want LineRange
+	}{
+		{LineRange{2, 3}, LineRange{2, 4}}, // the impl's closing brace
+		{LineRange{1, 4}, LineRange{1, 6}}, // then a blank line as before
+		{LineRange{6, 6}, LineRange{6, 6}}, // `} else {` opens a block
+		{LineRange{7, 7}, LineRange{7, 8}}, // Ruby's end
+		{LineRange{8, 8}, LineRange{8, 9}}, // a closer with a comment
+	} {
+		if got := padBlank(nested, tc.in, false); got != tc.want {
 			t.Errorf("padBlank(%v) = %v, want %v", tc.in, got, tc.want)
 		}
 	}
