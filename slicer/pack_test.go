@@ -278,6 +278,53 @@ exports.weak = function(b){
 		{12, true, LineRange{11, 13}, 0, "weak"}, // a line comment a blank line above does not
 		{9, true, LineRange{9, 9}, 0, ""},
 	})
+
+	// Lines 1-4 a comment on the version numbers, 6-8 the #defines it is
+	// about, 10 another #define, 12-13 a comment then code with no blank
+	// line between, 15 a comment before nothing.
+	cs := strings.Split(`/*
+ * Versions with the same major number are ABI stable:
+ * bump the minor version for new API.
+ */
+
+#define LIB_VERSION_MAJOR 1
+#define LIB_VERSION_MINOR 28
+#define LIB_VERSION_PATCH 1
+
+#define LIB_VERSION_HEX (LIB_VERSION_MAJOR << 16)
+
+// buffers
+#define LIB_BUFFER 4096
+
+// the end`, "\n")
+	checkUnits(t, &index.File{Lang: "c"}, cs, []unitCase{
+		{2, true, LineRange{1, 8}, 0, ""},    // a comment alone takes the code it is about
+		{7, true, LineRange{6, 8}, 0, ""},    // the code does not take the comment above it
+		{12, true, LineRange{12, 13}, 0, ""}, // comment and code in one paragraph, as before
+		{15, true, LineRange{15, 15}, 0, ""}, // nothing after it
+	})
+	// In Python # starts a comment; in C # is the preprocessor's.
+	pyc := strings.Split(`# Retry policy: how many attempts
+# and how long between them.
+
+MAX_ATTEMPTS = 3
+DELAY = 0.5
+
+# the client
+
+def connect():
+    return None`, "\n")
+	checkUnits(t, &index.File{Lang: "python", Symbols: []index.Symbol{
+		{Name: "connect", Kind: "function", Start: 9, End: 10},
+	}}, pyc, []unitCase{
+		{1, true, LineRange{1, 5}, 0, ""}, // takes the constants after it
+	})
+	checkUnits(t, &index.File{Lang: "c"}, strings.Split("# define A 1\n\n#define B 2", "\n"), []unitCase{
+		{1, true, LineRange{1, 1}, 0, ""},
+	})
+	checkUnits(t, &index.File{}, strings.Split("* a list item\n\nmore prose", "\n"), []unitCase{
+		{1, true, LineRange{1, 1}, 0, ""}, // no language: * is a list item
+	})
 }
 
 // unitCase is the unit expected to hold a line (ok false: none).

@@ -328,11 +328,44 @@ func (s *fileShape) unitAt(lang string, lines []string, line int) (unit, bool) {
 	for hi < n && hi-line < maxParagraph && s.owner[hi] == int32(o) && strings.TrimSpace(lines[hi]) != "" && !s.imp[hi] {
 		hi++
 	}
+	// A comment alone says what the code after it does: a paragraph of
+	// comment lines that one blank line parts from the next paragraph of
+	// the same owner takes that paragraph too (libuv's version.h: the
+	// comment on bumping the version, then the #defines it is about).
+	if hi+2 <= n && allComment(lang, lines[lo-1:hi]) && strings.TrimSpace(lines[hi]) == "" &&
+		s.owner[hi+1] == int32(o) && strings.TrimSpace(lines[hi+1]) != "" && !s.imp[hi+1] {
+		next := hi + 2
+		for next < n && next-hi < maxParagraph && s.owner[next] == int32(o) && strings.TrimSpace(lines[next]) != "" && !s.imp[next] {
+			next++
+		}
+		hi = next
+	}
 	u := unit{r: LineRange{lo, hi}}
 	if o >= 0 && s.syms[o].Start < lo {
 		u.scope = s.syms[o].Start
 	}
 	return u, true
+}
+
+// allComment reports whether every line of ls, of a file in a language
+// ctxtrim parses, is a comment: // or a block comment's lines, or # where
+// # starts one (not C's preprocessor). A file without a language is prose
+// or data, where * starts a list item.
+func allComment(lang string, ls []string) bool {
+	if lang == "" {
+		return false
+	}
+	hash := lang == "python" || lang == "ruby" || lang == "bash"
+	for _, l := range ls {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "//"), strings.HasPrefix(t, "/*"), strings.HasPrefix(t, "*"):
+		case hash && strings.HasPrefix(t, "#"):
+		default:
+			return false
+		}
+	}
+	return len(ls) > 0
 }
 
 // fileUnits returns the units of a file that the task hits, best first:
