@@ -110,7 +110,8 @@
 // decorators to its end; a paragraph (non-blank lines with the same owner,
 // at most maxParagraph each way) for one-line definitions such as a
 // constant of a block, for code outside every definition and for a class's
-// own lines between its methods; the file's preamble (package clause and
+// own lines between its methods (a paragraph of comments alone takes
+// the paragraph after it, which it is about); the file's preamble (package clause and
 // imports, at most maxPreambleLines, without a licence header above
 // them), placed right after the best unit.
 // Import lines are never a unit of their own; an import statement that
@@ -135,8 +136,9 @@
 // definition goes in next to it, as a new flag's sibling flag points at
 // the lines that define and read it. Every unit shows with the blank line
 // before it, if any, and with the blank line after it and the line after
-// that: a definition added above or below it goes in there, and a patch
-// needs both sides as context. Units are taken as a prefix of that
+// that, or else with the line that closes its class or block: a
+// definition added above or below it goes in there, and a patch needs
+// both sides as context. Units are taken as a prefix of that
 // order; the first that does not fit its room shows as its header, its
 // scope's header and a window of at least minWindowLines around its
 // strongest line, and the choice ends there. A preamble is never
