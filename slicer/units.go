@@ -321,24 +321,27 @@ func (s *fileShape) unitAt(lang string, lines []string, line int) (unit, bool) {
 		return unit{}, false
 	}
 	// A paragraph: the non-blank lines around line with the same owner.
+	// in reports whether line i (1-based) may be part of it.
+	in := func(i int) bool {
+		return s.owner[i-1] == int32(o) && strings.TrimSpace(lines[i-1]) != "" && !s.imp[i-1]
+	}
 	lo, hi := line, line
-	for lo > 1 && line-lo < maxParagraph && s.owner[lo-2] == int32(o) && strings.TrimSpace(lines[lo-2]) != "" && !s.imp[lo-2] {
+	for lo > 1 && line-lo < maxParagraph && in(lo-1) {
 		lo--
 	}
-	for hi < n && hi-line < maxParagraph && s.owner[hi] == int32(o) && strings.TrimSpace(lines[hi]) != "" && !s.imp[hi] {
+	for hi < n && hi-line < maxParagraph && in(hi+1) {
 		hi++
 	}
 	// A comment alone says what the code after it does: a paragraph of
 	// comment lines that one blank line parts from the next paragraph of
 	// the same owner takes that paragraph too (libuv's version.h: the
 	// comment on bumping the version, then the #defines it is about).
-	if hi+2 <= n && allComment(lang, lines[lo-1:hi]) && strings.TrimSpace(lines[hi]) == "" &&
-		s.owner[hi+1] == int32(o) && strings.TrimSpace(lines[hi+1]) != "" && !s.imp[hi+1] {
-		next := hi + 2
-		for next < n && next-hi < maxParagraph && s.owner[next] == int32(o) && strings.TrimSpace(lines[next]) != "" && !s.imp[next] {
-			next++
+	if hi+2 <= n && allComment(lang, lines[lo-1:hi]) && strings.TrimSpace(lines[hi]) == "" && in(hi+2) {
+		from := hi + 2
+		hi = from
+		for hi < n && hi-from < maxParagraph && in(hi+1) {
+			hi++
 		}
-		hi = next
 	}
 	u := unit{r: LineRange{lo, hi}}
 	if o >= 0 && s.syms[o].Start < lo {
@@ -347,25 +350,20 @@ func (s *fileShape) unitAt(lang string, lines []string, line int) (unit, bool) {
 	return u, true
 }
 
-// allComment reports whether every line of ls, of a file in a language
-// ctxtrim parses, is a comment: // or a block comment's lines, or # where
-// # starts one (not C's preprocessor). A file without a language is prose
-// or data, where * starts a list item.
+// allComment reports whether every line of ls belongs with the code
+// below it (isPreamble: a comment or a decorator), in a file of a
+// language ctxtrim parses: a file without one is prose or data, where *
+// starts a list item and # a heading.
 func allComment(lang string, ls []string) bool {
-	if lang == "" {
+	if lang == "" || len(ls) == 0 {
 		return false
 	}
-	hash := lang == "python" || lang == "ruby" || lang == "bash"
 	for _, l := range ls {
-		t := strings.TrimSpace(l)
-		switch {
-		case strings.HasPrefix(t, "//"), strings.HasPrefix(t, "/*"), strings.HasPrefix(t, "*"):
-		case hash && strings.HasPrefix(t, "#"):
-		default:
+		if !isPreamble(lang, strings.TrimSpace(l)) {
 			return false
 		}
 	}
-	return len(ls) > 0
+	return true
 }
 
 // fileUnits returns the units of a file that the task hits, best first:
