@@ -31,7 +31,8 @@ const (
 	// pathFieldWeight weighs BM25 over the path's sub-words against BM25
 	// over the contents: a task's words that name a directory or file
 	// ("packfile", "completions") are a stronger hint than the same words
-	// in a body.
+	// in a body. Measured on the kit's 18 sets at 8k/16k/32k in round 27:
+	// 1.0 won 23 tasks and lost 38, 2.25 won 22 and lost 54.
 	pathFieldWeight = 1.5
 	// titleWeight raises the weight of the words of a task's first line
 	// by this share: the subject of a commit message or the title of an
