@@ -105,7 +105,7 @@ type Selected struct {
 	Granularity Granularity `json:"granularity,omitempty"`
 	Ranges      []LineRange `json:"ranges,omitempty"` // lines included; nil for signatures
 	Lines       int         `json:"lines"`            // lines in the file
-	Tokens      int         `json:"tokens"`           // tokens of its rendered block, counted alone
+	Tokens      int         `json:"tokens"`           // tokens of its block as the prompt renders it, counted alone
 	// Units are the definitions shown of a file given as excerpts, best
 	// first, each with its own score; nil for a whole file.
 	Units   []Unit  `json:"units,omitempty"`
@@ -148,8 +148,10 @@ type Selection struct {
 	Omitted int
 	// Candidates are the best unselected files, when Explain is set.
 	Candidates []Selected
-	// Breakdown splits the budget; its parts are counted separately, so
-	// they may differ from Tokens by a few tokens at the joins.
+	// Breakdown splits the budget; its parts are counted separately, as
+	// the prompt renders them (markdown for FormatPaths and FormatJSON),
+	// so they differ from Tokens by the headings between them and a few
+	// tokens at the joins.
 	Breakdown Breakdown
 	// Redactions lists the secrets replaced in the prompt.
 	Redactions []Redaction
@@ -352,27 +354,36 @@ func (p *packer) fill(sel *Selection, rk []ranked, explain bool) {
 	sel.Text, sel.Tokens = p.text, p.tokens
 	sel.Omitted = p.omitted(p.views, p.maps)
 	sel.Note = p.r.note(p.views, p.maps, sel.Omitted)
+	// The parts are counted as the prompt renders them: the packer's own
+	// sizes are the dearer of the prompt formats, and their sum could
+	// exceed Tokens and leave the note a negative share.
+	pr := p.r
+	if !p.prompt() {
+		pr = p.sizing[0]
+	}
 	shown := map[int]bool{}
 	wholeTok, defTok, mapTok := 0, 0, 0
 	for _, v := range p.views {
 		f := &p.ix.Files[v.rk.file]
+		tok := p.c.Count(pr.block(v))
 		sel.Files = append(sel.Files, Selected{
 			Path: f.Path, Lang: f.Lang, Granularity: v.gran, Ranges: v.ranges, Units: v.units,
-			Lines: len(p.files[v.rk.file].lines), Tokens: v.tokens, Signals: v.rk.signals, Content: v.body,
+			Lines: len(p.files[v.rk.file].lines), Tokens: tok, Signals: v.rk.signals, Content: v.body,
 		})
 		sel.Redactions = append(sel.Redactions, p.files[v.rk.file].redactionsIn(v.ranges)...)
 		shown[v.rk.file] = true
 		if v.gran == GranWhole {
-			wholeTok += v.tokens
+			wholeTok += tok
 		} else {
-			defTok += v.tokens
+			defTok += tok
 		}
 	}
 	for _, m := range p.maps {
 		f := &p.ix.Files[m.rk.file]
-		sel.Map = append(sel.Map, Selected{Path: f.Path, Lang: f.Lang, Granularity: GranSignatures, Tokens: m.tokens, Signals: m.rk.signals, Content: p.r.mapLine(m)})
+		tok := p.c.Count(pr.mapLine(m))
+		sel.Map = append(sel.Map, Selected{Path: f.Path, Lang: f.Lang, Granularity: GranSignatures, Tokens: tok, Signals: m.rk.signals, Content: p.r.mapLine(m)})
 		shown[m.rk.file] = true
-		mapTok += m.tokens
+		mapTok += tok
 	}
 	if explain {
 		for k := range rk {
@@ -385,13 +396,10 @@ func (p *packer) fill(sel *Selection, rk []ranked, explain bool) {
 			}
 		}
 	}
-	taskTok := p.c.Count(p.sizing[0].taskBlock())
-	if p.prompt() {
-		taskTok = p.c.Count(p.r.taskBlock())
-	}
 	sel.Breakdown = Breakdown{
-		Budget: p.budget, Task: taskTok, Context: wholeTok + defTok, Whole: wholeTok, Definitions: defTok, Map: mapTok,
-		Header: max(0, sel.Tokens-taskTok-wholeTok-defTok-mapTok), Free: p.budget - sel.Tokens,
+		Budget: p.budget, Task: p.c.Count(pr.taskBlock()), Header: p.c.Count(sel.Note),
+		Context: wholeTok + defTok, Whole: wholeTok, Definitions: defTok, Map: mapTok,
+		Free: p.budget - sel.Tokens,
 	}
 }
 

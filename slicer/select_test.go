@@ -166,7 +166,27 @@ func TestSelectFitsAndIsDeterministic(t *testing.T) {
 			if strings.Contains(a.Text, "abc123def456") {
 				t.Fatalf("secret from .env in the output")
 			}
+			checkBreakdown(t, c, a)
 		})
+	}
+}
+
+// checkBreakdown checks that the budget breakdown counts each part as the
+// prompt holds it: the note is its own count, free is what Tokens leaves,
+// and the parts add up to Tokens but for the headings between them and a
+// token or two at each join.
+func checkBreakdown(t *testing.T, c budget.Counter, sel *Selection) {
+	t.Helper()
+	b := sel.Breakdown
+	if b.Header != c.Count(sel.Note) || (sel.Note != "" && b.Header == 0) {
+		t.Errorf("Breakdown.Header = %d, the note counts %d", b.Header, c.Count(sel.Note))
+	}
+	if b.Free != b.Budget-sel.Tokens || b.Context != b.Whole+b.Definitions {
+		t.Errorf("Breakdown %+v, Tokens %d: free or context does not add up", b, sel.Tokens)
+	}
+	sum, slack := b.Task+b.Header+b.Context+b.Map, 16+2*(len(sel.Files)+len(sel.Map))
+	if d := sel.Tokens - sum; d < -slack || d > slack {
+		t.Errorf("Breakdown parts add up to %d, Tokens %d (allowed ±%d)", sum, sel.Tokens, slack)
 	}
 }
 
