@@ -33,7 +33,8 @@ const (
 	// which files belong together.
 	maxCommitFiles = 30
 	// recencyScale is the number of commits over which a change's weight
-	// in the recency signal falls by a factor e.
+	// in the recency signal falls by a factor e. Measured on the kit's 18
+	// sets in round 28: 20 won 12 tasks and lost 24, 80 won 6 and lost 22.
 	recencyScale = 40.0
 	// coChangeSeeds is how many of the best candidates seed co-change.
 	coChangeSeeds = 5
