@@ -101,7 +101,12 @@ const (
 	weightDirty = 0.4
 	// pairShare is the share of a test's score given to its source file and
 	// of a source's score given to its test: a task about a function should
-	// surface its tests, and a failing test its function.
+	// surface its tests, and a failing test its function. Measured on the
+	// kit's 18 sets in round 28, for a source's share of its test: none
+	// won 21 tasks and lost 14, half (0.15) 9 and 9, a share of the
+	// test's mentions only 21 and 15, each losing four of urfave-cli's
+	// at 8k and putting that cell below BM25; within the kit's noise,
+	// and a named failing test should still lead to its source.
 	pairShare = 0.3
 
 	// Mention strengths, before weightMention.
