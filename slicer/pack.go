@@ -720,8 +720,7 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 	if p.prompt() {
 		p.tokens = p.c.Count(p.text)
 	} else {
-		// Paths and JSON report the markdown prompt they describe.
-		p.tokens = p.c.Count(p.sizing[0].render(p.views, p.maps, p.omitted(p.views, p.maps)))
+		p.tokens = p.c.Count(p.promptRenderer().render(p.views, p.maps, p.omitted(p.views, p.maps)))
 	}
 	return nil
 }
@@ -730,6 +729,15 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 // the budget counts; paths and JSON describe the markdown prompt.
 func (p *packer) prompt() bool {
 	return p.r.format != FormatPaths && p.r.format != FormatJSON
+}
+
+// promptRenderer is the renderer of the prompt the selection's counts
+// describe: the requested format's, or markdown's for paths and JSON.
+func (p *packer) promptRenderer() *renderer {
+	if p.prompt() {
+		return p.r
+	}
+	return p.sizing[0]
 }
 
 // omitted counts candidates in neither the content nor the map.

@@ -357,10 +357,7 @@ func (p *packer) fill(sel *Selection, rk []ranked, explain bool) {
 	// The parts are counted as the prompt renders them: the packer's own
 	// sizes are the dearer of the prompt formats, and their sum could
 	// exceed Tokens and leave the note a negative share.
-	pr := p.r
-	if !p.prompt() {
-		pr = p.sizing[0]
-	}
+	pr := p.promptRenderer()
 	shown := map[int]bool{}
 	wholeTok, defTok, mapTok := 0, 0, 0
 	for _, v := range p.views {
