@@ -112,17 +112,20 @@ const (
 	// weightDirty weighs uncommitted or staged changes: a file being edited
 	// is almost always part of the task at hand.
 	weightDirty = 0.4
-	// pairShare is the share of a test's score given to its source file and
-	// of a source's score given to its test: a task about a function should
-	// surface its tests, and a failing test its function. Measured on the
-	// kit's 18 sets in round 28, for a source's share of its test: none
-	// won 21 tasks and lost 14, half (0.15) 9 and 9, a share of the
-	// test's mentions only 21 and 15, each losing four of urfave-cli's
-	// at 8k and putting that cell below BM25; within the kit's noise,
-	// and a named failing test should still lead to its source. A share
-	// of what a test or source is named by (path, file name, frame) and
-	// nothing else, with the weights of round 29's fit, is in
-	// weightRecency's measurements.
+	// pairShare is the share of a test's explicit mention (its path, file
+	// name or a stack frame) given to its source file, and of a source's
+	// given to its test: a failing test named leads to its function, a
+	// named file to its tests. Until round 29 it was a share of the whole
+	// score, so a test that matched the task's words lifted its source
+	// and the reverse; lending the named part only won 24 tasks and lost
+	// 13 on the kit's 18 sets at 8k/16k/32k (line recall +7.4 summed over
+	// 54 cells, 15 file-level tasks won and 5 lost, urfave-cli at 8k
+	// still level with BM25). Before, in round 28, for a source's share
+	// of its test: none won 21 tasks and lost 14, half (0.15) 9 and 9, a
+	// share of the test's mentions of any kind 21 and 15, each losing
+	// four of urfave-cli's at 8k and putting that cell below BM25. The
+	// named part with round 29's fitted weights is in weightRecency's
+	// measurements.
 	pairShare = 0.3
 
 	// Mention strengths, before weightMention.
@@ -1184,11 +1187,17 @@ func rankFiles(in *rankInput) []ranked {
 		}
 	}
 	own := make([]float64, n)
+	named := make([]float64, n) // the mention of a file the task names: what pairing lends
 	for i := range sig {
 		s := &sig[i]
 		own[i] = s.Lexical + s.Mention + s.Graph + s.Recency + s.CoChange + s.Dirty
+		if t := men[i]; t != nil && t.explicit {
+			named[i] = s.Mention
+		}
 	}
-	// Test ↔ source pairing.
+	// Test ↔ source pairing: a test or source the task names (its path,
+	// file name or a stack frame) lends its partner pairShare of that
+	// mention; what it matches by words, history or graph it keeps.
 	sources := map[string][]int{}
 	for i := range ix.Files {
 		if _, test := pairKey(ix.Files[i].Path); test || ix.Files[i].Class == index.Test {
@@ -1211,8 +1220,8 @@ func rankFiles(in *rankInput) []ranked {
 			if j == i {
 				continue
 			}
-			sig[j].Pair += pairShare * own[i]
-			sig[i].Pair += pairShare * own[j] * sig[i].Class
+			sig[j].Pair += pairShare * named[i]
+			sig[i].Pair += pairShare * named[j] * sig[i].Class
 		}
 	}
 	var out []ranked

@@ -89,12 +89,25 @@ func TestScoreFormulas(t *testing.T) {
 		if diff := cmp.Diff(weightMention*mentionFullPath, s.Mention, approx); diff != "" {
 			t.Errorf("Mention (-want +got):\n%s", diff)
 		}
-		// Its test gets pairShare of the source's own score, scaled by
-		// the test class; the source gets pairShare of the test's.
+		// Its test gets pairShare of the source's explicit mention,
+		// scaled by the test class, and none of the rest of its score.
 		test := get(rk, "pkg/alpha_test.go")
-		own := s.Score - s.Pair
-		if diff := cmp.Diff(pairShare*own*classFactor(index.Test), test.Pair, approx); diff != "" {
+		if diff := cmp.Diff(pairShare*s.Mention*classFactor(index.Test), test.Pair, approx); diff != "" {
 			t.Errorf("test Pair (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("words lend no pairing", func(t *testing.T) {
+		// Both files match "alpha" by their words; neither is named, so
+		// neither lends the other anything.
+		rk := rankTask(t, ix, read, "alpha")
+		for _, p := range []string{"pkg/alpha.go", "pkg/alpha_test.go"} {
+			s := get(rk, p)
+			if s.Lexical == 0 {
+				t.Fatalf("%s: no lexical score; the case tests nothing", p)
+			}
+			if s.Pair != 0 {
+				t.Errorf("%s: Pair = %v, want 0", p, s.Pair)
+			}
 		}
 	})
 	t.Run("explicit mention ignores class", func(t *testing.T) {
