@@ -96,8 +96,9 @@
 //     as tests, and a Go doc.go without definitions as documentation.
 //   - pair: a test and its source (retry.go ↔ retry_test.go, test_x.py,
 //     x.spec.ts, FooTest.java, tests/x.py) each get pairShare of the
-//     other's score; stems shared by more than maxPairSources sources pair
-//     with none.
+//     other's explicit mention (its path, file name or a stack frame in
+//     the task), not of what the other matches by words; stems shared by
+//     more than maxPairSources sources pair with none.
 //
 // # Selection (pack.go, units.go)
 //
