@@ -83,7 +83,7 @@ const (
 	// examples ranked as tests, 0.1 against 0.2 raised lines all % in 11
 	// of 24 cells and lowered it in 5 (+0.8 a cell), all % +0.3 a cell;
 	// 0.05 was the same (+0.8, all % +0.3). Round 29's joint fit (see
-	// weightRecency) took it to 0.033.
+	// weightRecency) put it at 0.033, not kept.
 	weightGraph = 0.1
 	// weightRecency weighs how recently the file changed in HEAD's
 	// history: work clusters in time. Doubled (0.3) in round 24, on 15
@@ -217,7 +217,7 @@ type Signals struct {
 	Recency  float64  `json:"recency"`       // recent commits touching the file
 	CoChange float64  `json:"co_change"`     // changed with the top candidates
 	Dirty    float64  `json:"dirty"`         // uncommitted or staged
-	Pair     float64  `json:"pair"`          // share of its test's or source's score
+	Pair     float64  `json:"pair"`          // share of its named test's or source's mention
 	Class    float64  `json:"class"`         // factor applied to all but Mention and Pair
 	Score    float64  `json:"score"`         // the total
 	Why      []string `json:"why,omitempty"` // the mentions and terms that matched, briefly
@@ -1187,17 +1187,19 @@ func rankFiles(in *rankInput) []ranked {
 		}
 	}
 	own := make([]float64, n)
-	named := make([]float64, n) // the mention of a file the task names: what pairing lends
 	for i := range sig {
 		s := &sig[i]
 		own[i] = s.Lexical + s.Mention + s.Graph + s.Recency + s.CoChange + s.Dirty
-		if t := men[i]; t != nil && t.explicit {
-			named[i] = s.Mention
-		}
 	}
 	// Test ↔ source pairing: a test or source the task names (its path,
 	// file name or a stack frame) lends its partner pairShare of that
 	// mention; what it matches by words, history or graph it keeps.
+	lends := func(i int) float64 {
+		if t := men[i]; t != nil && t.explicit {
+			return sig[i].Mention
+		}
+		return 0
+	}
 	sources := map[string][]int{}
 	for i := range ix.Files {
 		if _, test := pairKey(ix.Files[i].Path); test || ix.Files[i].Class == index.Test {
@@ -1220,8 +1222,8 @@ func rankFiles(in *rankInput) []ranked {
 			if j == i {
 				continue
 			}
-			sig[j].Pair += pairShare * named[i]
-			sig[i].Pair += pairShare * named[j] * sig[i].Class
+			sig[j].Pair += pairShare * lends(i)
+			sig[i].Pair += pairShare * lends(j) * sig[i].Class
 		}
 	}
 	var out []ranked
