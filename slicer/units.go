@@ -141,7 +141,12 @@ func newShape(f *index.File, lines []string) *fileShape {
 		}
 	}
 	// A definition's doc comment and decorators belong to it: a hit in
-	// them is a hit in the definition.
+	// them is a hit in the definition, and an excerpt shows them whole.
+	// Comments are a third of what excerpts show (21–37% of their bytes
+	// on six sets at 8k) but fewer of the lines commits change (5–26%);
+	// still, cutting a doc comment of six lines or more to its first two
+	// in excerpts won 4 kit tasks and lost 15 on 16 of the 18 sets
+	// (gson lost 5): commits edit the docs of the code they change.
 	for k := range s.syms {
 		sym := &s.syms[k]
 		s.doc[k] = sym.Start
@@ -563,6 +568,15 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 			us = append(us, u)
 		}
 	}
+	// By score alone. Measured and not kept: a unit's score raised by its
+	// nearness to the best unit (×1 + 0.5·50/(50 + lines apart)) won 5
+	// kit tasks and lost 11 on seven sets; raised by a reference to one
+	// of the best file's three best definitions (names defined in at
+	// most two files, each found in at most three units), in other
+	// files, 2 and 6 on 16 sets, and in the best file itself 1 and 1.
+	// Changed lines lie near the best unit, or in code that calls the
+	// best file's, more often than other unshown code does (1.5 and 2.4
+	// times), not often enough to displace a unit the task's words hit.
 	sort.SliceStable(us, func(a, b int) bool {
 		if us[a].score != us[b].score {
 			return us[a].score > us[b].score
