@@ -585,6 +585,11 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	})
 	// The file's preamble (package clause, imports) goes right after the
 	// best unit: fixes often touch it, and it tells what the code uses.
+	// Its end is not given that place: the closing lines that end a file
+	// (`}`, `end`, up to four), where a definition is appended, shown
+	// after the preamble won 3 kit tasks and lost 4 on the 18 sets (line
+	// recall +0.6 summed over the 54 cells, one file-level task lost):
+	// a file's last six lines hold every missed line in 10 of 516 pairs.
 	if pre := preamble(shape.imp); pre > 0 && len(us) > 0 {
 		// A licence header above it says nothing about the code, and
 		// costs every excerpted file of a project that writes one (the
