@@ -141,7 +141,7 @@ func newShape(f *index.File, lines []string) *fileShape {
 		}
 	}
 	// A definition's doc comment and decorators belong to it: a hit in
-	// them is a hit in the definition, and an excerpt shows them whole.
+	// them is a hit in the definition, and a unit shown whole shows them.
 	// Comments are a third of what excerpts show (21–37% of their bytes
 	// on six sets at 8k) but fewer of the lines commits change (5–26%);
 	// still, cutting a doc comment of six lines or more to its first two
