@@ -1186,11 +1186,6 @@ func rankFiles(in *rankInput) []ranked {
 			s.Dirty = weightDirty * s.Class
 		}
 	}
-	own := make([]float64, n)
-	for i := range sig {
-		s := &sig[i]
-		own[i] = s.Lexical + s.Mention + s.Graph + s.Recency + s.CoChange + s.Dirty
-	}
 	// Test ↔ source pairing: a test or source the task names (its path,
 	// file name or a stack frame) lends its partner pairShare of that
 	// mention; what it matches by words, history or graph it keeps.
@@ -1229,7 +1224,7 @@ func rankFiles(in *rankInput) []ranked {
 	var out []ranked
 	for i := range sig {
 		s := &sig[i]
-		s.Score = own[i] + s.Pair
+		s.Score = s.Lexical + s.Mention + s.Graph + s.Recency + s.CoChange + s.Dirty + s.Pair
 		if s.Score <= 0 {
 			continue
 		}
