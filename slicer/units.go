@@ -577,6 +577,9 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// Changed lines lie near the best unit, or in code that calls the
 	// best file's, more often than other unshown code does (1.5 and 2.4
 	// times), not often enough to displace a unit the task's words hit.
+	// Lines the file's last commit wrote are edited 5.5 times as often as
+	// others, yet raising the units that hold them won 24 tasks and lost
+	// 23 on the 18 sets, at a git process per file (round 32, README).
 	sort.SliceStable(us, func(a, b int) bool {
 		if us[a].score != us[b].score {
 			return us[a].score > us[b].score
