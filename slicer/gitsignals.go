@@ -192,7 +192,7 @@ func (h *history) recency(lk *lookup, n int) []float64 {
 // in round 31, a seed given its co-change with itself (out[s] += its
 // weight) 20 and 26 on 14 of 22 sets. On javapoet, where every source
 // shares the task's words, the hubs just below the seeds pass them by
-// co-change alone (see the README's round 31).
+// co-change alone (round 31 in docs/selection-evaluation.md).
 func (h *history) coChange(lk *lookup, n int, seeds []int, weight []float64) []float64 {
 	out := make([]float64, n)
 	if len(seeds) == 0 || len(h.commits) == 0 {

@@ -17,8 +17,8 @@ import (
 
 // Packing constants. The shares were chosen by measuring lines all %
 // and all % with the shared relevance kit on go-git and cobra at 8k, 16k
-// and 32k (see the README's selection table); the reasons say why each
-// knob exists and which way it cuts.
+// and 32k (see the README's table and docs/selection-evaluation.md); the
+// reasons say why each knob exists and which way it cuts.
 const (
 	// deepMaxShare is the share of the depth budget still free that a
 	// file scoring like the best may take as excerpts: half of it, since

@@ -579,7 +579,8 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// times), not often enough to displace a unit the task's words hit.
 	// Lines the file's last commit wrote are edited 5.5 times as often as
 	// others, yet raising the units that hold them won 24 tasks and lost
-	// 23 on the 18 sets, at a git process per file (round 32, README).
+	// 23 on the 18 sets, at a git process per file (round 32 in
+	// docs/selection-evaluation.md).
 	sort.SliceStable(us, func(a, b int) bool {
 		if us[a].score != us[b].score {
 			return us[a].score > us[b].score
