@@ -126,10 +126,12 @@
 // against the file's average definition length (unitK1, unitB), plus
 // unitMentionBonus times the strongest term weight when the task points
 // into it (a named symbol's definition, a stack frame's line, a quoted
-// string). A word of the task's first line that no
-// file holds names something new: in a sorted table of the file (at least
-// minTableKeys entries led by quoted keys, one indentation, 90% in order;
-// sorted.go) it counts as found at the two lines where it would be
+// string) or the work tree's uncommitted change of the file begins a hunk
+// in it (edits.go: the first line of each of its first maxCommitHunks
+// hunks against HEAD, as for a commit the task names). A word of the
+// task's first line that no file holds names something new: in a sorted
+// table of the file (at least minTableKeys entries led by quoted keys, one
+// indentation, 90% in order; sorted.go) it counts as found at the two lines where it would be
 // inserted, so "add scdoc" shows the types table between "scala" and
 // "seed7". An identifier the first line writes as code that a file lacks
 // names its sibling there, the definition whose name begins or ends it

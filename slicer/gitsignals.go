@@ -479,8 +479,7 @@ func commitIDsCLI(ctx context.Context, root string, named []commitMention) map[s
 }
 
 // changedLines returns the first new-side line of each of the change's
-// first maxCommitHunks hunks: where it added or replaced lines, or where
-// it deleted some. Nil for a binary or large file.
+// first maxCommitHunks hunks (hunkStarts). Nil for a binary or large file.
 func changedLines(ctx context.Context, ch *object.Change) []int {
 	from, to, err := ch.Files()
 	if err != nil || to == nil || to.Size > maxPatchBytes || from != nil && from.Size > maxPatchBytes {
@@ -495,37 +494,47 @@ func changedLines(ctx context.Context, ch *object.Change) []int {
 		if fp.IsBinary() {
 			return nil
 		}
-		line := 1 // the next line of the new side
-		inHunk := false
-		for _, chunk := range fp.Chunks() {
-			n := strings.Count(chunk.Content(), "\n")
-			if c := chunk.Content(); c != "" && !strings.HasSuffix(c, "\n") {
-				n++
-			}
-			switch chunk.Type() {
-			case diff.Equal:
-				line += n
-				inHunk = false
-			case diff.Add, diff.Delete:
-				if !inHunk && len(lines) < maxCommitHunks {
-					at := line
-					if chunk.Type() == diff.Add {
-						// The first line with text: a blank line
-						// before a definition belongs to no unit.
-						for _, l := range strings.Split(chunk.Content(), "\n") {
-							if strings.TrimSpace(l) != "" {
-								break
-							}
-							at++
-						}
-						at = min(at, line+n-1)
-					}
-					lines = append(lines, at)
-				}
-				inHunk = true
+		lines = append(lines, hunkStarts(fp.Chunks())...)
+	}
+	return lines
+}
+
+// hunkStarts reads a file's diff, as chunks of equal, added and deleted
+// lines, and returns the first new-side line of each of its first
+// maxCommitHunks hunks: where it added or replaced lines (the first with
+// text: a blank line before a definition belongs to no unit), or the line
+// after those it only deleted. A named commit's hunks and the work tree's
+// uncommitted ones point at their units alike.
+func hunkStarts(chunks []diff.Chunk) []int {
+	var lines []int
+	line := 1 // the next line of the new side
+	inHunk := false
+	for _, chunk := range chunks {
+		n := strings.Count(chunk.Content(), "\n")
+		if c := chunk.Content(); c != "" && !strings.HasSuffix(c, "\n") {
+			n++
+		}
+		switch chunk.Type() {
+		case diff.Equal:
+			line += n
+			inHunk = false
+		case diff.Add, diff.Delete:
+			if !inHunk && len(lines) < maxCommitHunks {
+				at := line
 				if chunk.Type() == diff.Add {
-					line += n
+					for _, l := range strings.Split(chunk.Content(), "\n") {
+						if strings.TrimSpace(l) != "" {
+							break
+						}
+						at++
+					}
+					at = min(at, line+n-1)
 				}
+				lines = append(lines, at)
+			}
+			inHunk = true
+			if chunk.Type() == diff.Add {
+				line += n
 			}
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
@@ -207,6 +209,10 @@ type packer struct {
 	text     string
 	tokens   int // the count of text; for paths and json, of the markdown prompt
 	omit     int
+
+	logf     func(format string, args ...any) // opts.Logf, or a no-op
+	head     *object.Tree                     // HEAD's tree, for editedLines; read once
+	headRead bool
 }
 
 // load reads, redacts and splits a file once.

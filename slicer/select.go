@@ -253,7 +253,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	}
 	p = &packer{
 		ix: ix, c: c, read: read, root: root, r: r, sizing: sizing,
-		redact: !opts.NoRedact, budget: opts.Budget,
+		redact: !opts.NoRedact, budget: opts.Budget, logf: logf,
 	}
 	// The task must fit with the longest note (every file left out)
 	// before any work, so that the empty prompt always fits later.

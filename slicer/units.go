@@ -478,6 +478,15 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 			a.u.why = appendOnce(a.u.why, "named")
 		}
 	}
+	// The lines the work tree changed against HEAD point at their units
+	// as a named line does: a change in progress is where the task is.
+	for _, line := range p.editedLines(r.file, l) {
+		if a := get(line); a != nil {
+			a.u.mention = true
+			a.line[line] += unitMentionBonus * maxW
+			a.u.why = appendOnce(a.u.why, "edited")
+		}
+	}
 	// An identifier of the title that this file lacks is often added next
 	// to its sibling, the file's definition whose name it extends
 	// (HasEncodedObject next to EncodedObject, ExecuteContext next to
