@@ -480,6 +480,9 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	}
 	// The lines the work tree changed against HEAD point at their units
 	// as a named line does: a change in progress is where the task is.
+	// A bonus five times as large, so that edited units come first, showed
+	// the change in progress in 3 more of the 742 mid-edit tasks at 8k and
+	// 2 more at 16k (scripts/eval-midedit.py), 1 fewer elsewhere: not kept.
 	for _, line := range p.editedLines(r.file, l) {
 		if a := get(line); a != nil {
 			a.u.mention = true
