@@ -1,11 +1,8 @@
 package slicer
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"io"
-	"strconv"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -27,36 +24,49 @@ import (
 
 // editedLines returns where the work tree's copy of file, as loaded in l,
 // changes its HEAD version: the first line of each of its first
-// maxCommitHunks hunks, as for a named commit (hunkStarts). It returns
-// nil for a file that is clean, untracked or new since HEAD, larger than
-// maxPatchBytes on either side, and when HEAD's copy cannot be read.
+// maxCommitHunks hunks, as for a named commit, from readEditedHunks' git
+// diff or else go-git (hunkStarts). It returns nil for a file that is
+// clean, untracked or new since HEAD, larger than maxPatchBytes, and when
+// HEAD's copy cannot be read.
 func (p *packer) editedLines(file int, l *loaded) []int {
 	f := &p.ix.Files[file]
 	if f.Status&(index.Modified|index.Staged) == 0 || len(l.lines) == 0 || f.Size > maxPatchBytes {
 		return nil
 	}
-	old, ok := p.headCopy(f.Path)
+	var lines []int
+	if p.edits != nil {
+		lines = slices.Clone(p.edits[f.Path])
+	} else {
+		lines = p.editedLinesGoGit(f.Path, l)
+	}
+	for k := range lines {
+		lines[k] = min(lines[k], len(l.lines)) // lines deleted at the end: the new last line
+	}
+	return lines
+}
+
+// editedLinesGoGit is editedLines for a machine without git: HEAD's copy
+// through go-git, diffed by lines against the loaded copy.
+func (p *packer) editedLinesGoGit(path string, l *loaded) []int {
+	old, ok := p.headCopy(path)
 	if !ok {
 		return nil
 	}
 	// The loaded copy is redacted; its HEAD version must be too, or every
 	// redacted line would count as edited.
 	if p.redact {
-		old, _ = Redact(f.Path, old)
+		old, _ = Redact(path, old)
 	}
-	// Line ends aside: a checkout that converts them (core.autocrlf)
-	// differs from HEAD on every line and has edited none.
+	// Line ends aside, as git diff --ignore-cr-at-eol: a checkout that
+	// converts them (core.autocrlf) differs from HEAD on every line and
+	// has edited none.
 	crlf := strings.NewReplacer("\r\n", "\n")
 	d := linediff.Do(crlf.Replace(wholeLines(old)), crlf.Replace(strings.Join(l.lines, "\n")+"\n"))
 	chunks := make([]diff.Chunk, len(d))
 	for k := range d {
 		chunks[k] = lineChunk{d[k]}
 	}
-	lines := hunkStarts(chunks)
-	for k := range lines {
-		lines[k] = min(lines[k], len(l.lines)) // lines deleted at the end: the new last line
-	}
-	return lines
+	return hunkStarts(chunks)
 }
 
 // wholeLines ends s with exactly the one newline load leaves to its last
@@ -86,97 +96,54 @@ func (c lineChunk) Type() diff.Operation {
 	return diff.Equal
 }
 
-// readHeadCopies reads, with one git cat-file --batch, the HEAD copies
-// of the candidates the work tree changes, for editedLines: a git process
-// per file had cost a select on moby 0.45 s more with 300 files edited.
-// Without git, or when it fails, headCopies stays nil and headCopy asks
-// go-git file by file; with no edited candidate it is empty.
-func (p *packer) readHeadCopies(ctx context.Context, cands []*ranked) {
-	if p.headCopies != nil || p.ix.Head == "" {
+// readEditedHunks reads, with one git diff -U0 against HEAD, where the
+// work tree's change of each edited candidate begins, as git shows a
+// commit the task names (parseZeroContextDiff): git reads only the blobs
+// it compares, where go-git's first object read maps every pack offset to
+// its hash (a quarter of a second and 30 MB more for a select on moby
+// with one file edited), and a git process per file had cost 0.45 s with
+// 300 files edited. A file new since HEAD is left out (--diff-filter=M):
+// nothing of it was there to change. Without git, or when it fails, edits
+// stays nil and editedLines diffs through go-git, file by file; with no
+// edited candidate it is empty.
+func (p *packer) readEditedHunks(ctx context.Context, cands []*ranked) {
+	if p.edits != nil || p.ix.Head == "" {
 		return
 	}
-	var paths []string
+	args := []string{"-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-renames",
+		"--no-textconv", "--ignore-cr-at-eol", "--diff-filter=M", "-U0", p.ix.Head, "--"}
+	n := len(args)
 	for _, r := range cands {
 		f := &p.ix.Files[r.file]
-		if f.Status&(index.Modified|index.Staged) != 0 && f.Size <= maxPatchBytes && !strings.Contains(f.Path, "\n") {
-			paths = append(paths, f.Path)
+		if f.Status&(index.Modified|index.Staged) != 0 && f.Size <= maxPatchBytes {
+			args = append(args, ":(literal)"+f.Path)
 		}
 	}
-	if len(paths) == 0 {
-		p.headCopies = map[string]string{} // nothing edited among them: nothing to ask go-git either
+	if len(args) == n {
+		p.edits = map[string][]int{}
 		return
 	}
-	cmd := gitCommand(ctx, p.ix.Root, "cat-file", "--batch")
+	cmd := gitCommand(ctx, p.ix.Root, args...)
 	if cmd == nil {
 		return
 	}
-	var in strings.Builder
-	for _, path := range paths {
-		in.WriteString(p.ix.Head + ":" + path + "\n")
-	}
-	cmd.Stdin = strings.NewReader(in.String())
-	out, err := cmd.StdoutPipe()
-	if err == nil {
-		err = cmd.Start()
-	}
+	out, err := cmd.Output()
 	if err != nil {
-		p.log("edited lines: git cat-file: %v (asking go-git instead)", err)
+		p.log("edited lines: git diff: %v (asking go-git instead)", err)
 		return
 	}
-	copies, err := readBatch(bufio.NewReader(out), paths)
-	if werr := cmd.Wait(); err != nil || werr != nil {
-		p.log("edited lines: git cat-file: %v %v (asking go-git instead)", err, werr)
-		return
+	p.edits = map[string][]int{}
+	for _, f := range parseZeroContextDiff(string(out)) {
+		p.edits[f.Path] = f.Lines
 	}
-	p.headCopies = copies
 }
 
-// readBatch reads git cat-file --batch's answers to paths, in order: a
-// header "<oid> <type> <size>" and the content, or "<name> missing" for
-// a file HEAD lacks. Blobs over maxPatchBytes are skipped.
-func readBatch(br *bufio.Reader, paths []string) (map[string]string, error) {
-	copies := map[string]string{}
-	for _, path := range paths {
-		hdr, err := br.ReadString('\n')
-		if err != nil {
-			return nil, fmt.Errorf("answer for %s: %w", path, err)
-		}
-		fields := strings.Fields(hdr)
-		if len(fields) != 3 {
-			continue // missing: new since HEAD
-		}
-		size, err := strconv.ParseInt(fields[2], 10, 64)
-		if err != nil || size < 0 {
-			return nil, fmt.Errorf("answer for %s: bad header %q", path, hdr)
-		}
-		if fields[1] != "blob" || size > maxPatchBytes {
-			if _, err := br.Discard(int(size) + 1); err != nil {
-				return nil, fmt.Errorf("answer for %s: %w", path, err)
-			}
-			continue
-		}
-		buf := make([]byte, size+1) // the content and its newline
-		if _, err := io.ReadFull(br, buf); err != nil {
-			return nil, fmt.Errorf("answer for %s: %w", path, err)
-		}
-		copies[path] = string(buf[:size])
-	}
-	return copies, nil
-}
-
-// headCopy returns path's content at the index's HEAD commit, and false
-// when HEAD lacks it (a file added since), it is larger than
-// maxPatchBytes, or it does not read: from readHeadCopies' batch, else
-// through go-git, whose first object read maps every pack offset to its
-// hash (it cost a select on moby with one edited file a quarter of a
-// second and 30 MB).
+// headCopy returns path's content at the index's HEAD commit through
+// go-git, and false when HEAD lacks it (a file added since), it is larger
+// than maxPatchBytes, or it does not read.
 func (p *packer) headCopy(path string) (string, bool) {
 	if p.ix.Head == "" {
 		return "", false
-	}
-	if p.headCopies != nil {
-		s, ok := p.headCopies[path]
-		return s, ok
 	}
 	head := p.headTree()
 	if head == nil {

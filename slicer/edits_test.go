@@ -1,11 +1,9 @@
 package slicer
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"maps"
 	"os/exec"
 	"slices"
 	"strings"
@@ -205,7 +203,7 @@ func N() {}
 			for i := range cands {
 				cands[i] = &ranked{file: i}
 			}
-			p.readHeadCopies(context.Background(), cands)
+			p.readEditedHunks(context.Background(), cands)
 			for _, tc := range cases {
 				f, ok := ix.File(tc.path)
 				if !ok {
@@ -216,8 +214,8 @@ func N() {}
 					t.Errorf("editedLines(%s) = %v, want %v (status %v)", tc.path, got, tc.want, f.Status)
 				}
 			}
-			if withGit != (p.headCopies != nil) || withGit == (p.head != nil) {
-				t.Errorf("with git installed = %v: batch read = %v, go-git's HEAD tree read = %v", withGit, p.headCopies != nil, p.head != nil)
+			if withGit != (p.edits != nil) || withGit == (p.head != nil) {
+				t.Errorf("with git installed = %v: git diff read = %v, go-git's HEAD tree read = %v", withGit, p.edits != nil, p.head != nil)
 			}
 		})
 	}
@@ -269,56 +267,6 @@ func FuzzHunkStarts(f *testing.F) {
 		for k, l := range got {
 			if l < 1 || l > n+1 || k > 0 && l <= got[k-1] {
 				t.Fatalf("hunkStarts(%q, %q) = %v: line %d out of order or outside 1..%d", old, cur, got, l, n+1)
-			}
-		}
-	})
-}
-
-func TestReadBatch(t *testing.T) {
-	big := strings.Repeat("x", maxPatchBytes+1)
-	for _, tc := range []struct {
-		name    string
-		out     string
-		paths   []string
-		want    map[string]string
-		wantErr bool
-	}{
-		{"blob", "1111 blob 3\nabc\n", []string{"a"}, map[string]string{"a": "abc"}, false},
-		{"missing then blob", "h:n missing\n2222 blob 0\n\n", []string{"n", "e"}, map[string]string{"e": ""}, false},
-		{"tree skipped", "3333 tree 4\nxxxx\n4444 blob 2\nhi\n", []string{"d", "f"}, map[string]string{"f": "hi"}, false},
-		{"too large skipped", fmt.Sprintf("5555 blob %d\n%s\n6666 blob 1\ny\n", len(big), big), []string{"b", "s"}, map[string]string{"s": "y"}, false},
-		{"truncated", "7777 blob 10\nabc", []string{"a"}, nil, true},
-		{"no answer", "", []string{"a"}, nil, true},
-		{"bad size", "8888 blob x\n", []string{"a"}, nil, true},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := readBatch(bufio.NewReader(strings.NewReader(tc.out)), tc.paths)
-			if (err != nil) != tc.wantErr {
-				t.Fatalf("err = %v, want error %v", err, tc.wantErr)
-			}
-			if !tc.wantErr && !maps.Equal(got, tc.want) {
-				t.Errorf("readBatch = %q, want %q", got, tc.want)
-			}
-		})
-	}
-}
-
-// FuzzReadBatch checks that any output of git cat-file --batch is read
-// without a panic, and gives only the paths asked, each within
-// maxPatchBytes.
-func FuzzReadBatch(f *testing.F) {
-	f.Add("1111 blob 3\nabc\nh:n missing\n", 2)
-	f.Add("3333 tree 4\nxxxx\n", 1)
-	f.Add("9 blob -1\n", 1)
-	f.Fuzz(func(t *testing.T, out string, n int) {
-		paths := []string{"a", "b", "c"}[:max(0, min(n, 3))]
-		got, err := readBatch(bufio.NewReader(strings.NewReader(out)), paths)
-		if err != nil {
-			return
-		}
-		for p, s := range got {
-			if !slices.Contains(paths, p) || len(s) > maxPatchBytes {
-				t.Fatalf("readBatch(%q) = %q: path not asked or content too large", out, got)
 			}
 		}
 	})

@@ -210,10 +210,10 @@ type packer struct {
 	tokens   int // the count of text; for paths and json, of the markdown prompt
 	omit     int
 
-	logf       func(format string, args ...any) // opts.Logf, or a no-op
-	headCopies map[string]string                // HEAD's copies of edited candidates (readHeadCopies); nil: ask go-git
-	head       *object.Tree                     // HEAD's tree through go-git, for headCopy; read once
-	headRead   bool
+	logf     func(format string, args ...any) // opts.Logf, or a no-op
+	edits    map[string][]int                 // edited candidates' hunk starts (readEditedHunks); nil: ask go-git
+	head     *object.Tree                     // HEAD's tree through go-git, for headCopy; read once
+	headRead bool
 }
 
 // load reads, redacts and splits a file once.
@@ -265,7 +265,7 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		}
 	}
 	p.omit = len(cands)
-	p.readHeadCopies(ctx, cands)
+	p.readEditedHunks(ctx, cands)
 	frame := p.count(func(r *renderer) string { return r.render(nil, nil, p.omit) })
 	ctxBudget := p.budget - frame - frameSlack
 	if ctxBudget <= 0 || len(cands) == 0 {
