@@ -182,8 +182,8 @@ func N() {}
 		{"u.go", nil},      // untracked: nothing to compare with
 		{"n.go", nil},      // staged but new: not in HEAD
 	}
-	// HEAD's copies come from git cat-file, or from go-git where git is
-	// not installed.
+	// The hunks come from git diff, or from go-git's HEAD copies where git
+	// is not installed.
 	for _, withGit := range []bool{true, false} {
 		t.Run(fmt.Sprintf("git=%v", withGit), func(t *testing.T) {
 			if !withGit {
