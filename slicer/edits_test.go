@@ -165,6 +165,14 @@ func N() {}
 		}
 	}
 	dir := txtartest.Repo(t, ar)
+	// A user's diff settings must not change what is read: without the
+	// a/ and b/ prefixes, git's patch names no file parseZeroContextDiff
+	// knows.
+	if git, err := exec.LookPath("git"); err == nil {
+		if out, err := exec.Command(git, "-C", dir, "config", "diff.noprefix", "true").CombinedOutput(); err != nil {
+			t.Fatalf("git config: %v: %s", err, out)
+		}
+	}
 	ix, err := index.New(context.Background(), &index.Options{Dir: dir, NoCache: true})
 	if err != nil {
 		t.Fatal(err)

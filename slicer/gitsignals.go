@@ -323,7 +323,8 @@ func commitFilesCLI(ctx context.Context, root string, h plumbing.Hash) (files []
 	// first line of the output is the commit's parents: a root commit,
 	// which adds everything, points nowhere, as in the history.
 	cmd := gitCommand(ctx, root, "-c", "core.quotePath=false", "show", "--format=%P", "--diff-merges=first-parent",
-		"--no-color", "--no-ext-diff", "--no-renames", "--no-textconv", "-U0", id, "--")
+		"--no-color", "--no-ext-diff", "--no-renames", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
+		"-U0", id, "--")
 	if cmd == nil {
 		return nil, false
 	}
