@@ -471,12 +471,16 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 			a.u.why = appendOnce(a.u.why, "quoted")
 		}
 	}
-	for _, line := range r.lines {
+	// point makes line's unit one the task points at, saying why.
+	point := func(line int, why string) {
 		if a := get(line); a != nil {
 			a.u.mention = true
 			a.line[line] += unitMentionBonus * maxW
-			a.u.why = appendOnce(a.u.why, "named")
+			a.u.why = appendOnce(a.u.why, why)
 		}
+	}
+	for _, line := range r.lines {
+		point(line, "named")
 	}
 	// The lines the work tree changed against HEAD point at their units
 	// as a named line does: a change in progress is where the task is.
@@ -484,11 +488,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// the change in progress in 3 more of the 742 mid-edit tasks at 8k and
 	// 2 more at 16k (scripts/eval-midedit.py), 1 fewer elsewhere: not kept.
 	for _, line := range p.editedLines(r.file, l) {
-		if a := get(line); a != nil {
-			a.u.mention = true
-			a.line[line] += unitMentionBonus * maxW
-			a.u.why = appendOnce(a.u.why, "edited")
-		}
+		point(line, "edited")
 	}
 	// An identifier of the title that this file lacks is often added next
 	// to its sibling, the file's definition whose name it extends
@@ -503,11 +503,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 			continue
 		}
 		for _, sy := range siblings(f.Symbols, w) {
-			if a := get(sy.Start); a != nil {
-				a.u.mention = true
-				a.line[sy.Start] += unitMentionBonus * maxW
-				a.u.why = appendOnce(a.u.why, "sibling")
-			}
+			point(sy.Start, "sibling")
 		}
 	}
 	// The average unit length is that of the file's definitions, so a unit
