@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // member is one key of a JSON object with its value's original bytes, in
@@ -146,9 +147,11 @@ func skipString(raw []byte, i int) int {
 	return len(raw)
 }
 
-// decodeKey decodes an object key.
+// decodeKey decodes an object key as encoding/json does: a key without
+// escapes is its bytes, unless they are not UTF-8 (the decoder puts
+// U+FFFD for each bad byte).
 func decodeKey(raw []byte) (string, error) {
-	if bytes.IndexByte(raw, '\\') < 0 {
+	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return string(raw[1 : len(raw)-1]), nil
 	}
 	var k string
