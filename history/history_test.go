@@ -132,6 +132,10 @@ func TestParseErrors(t *testing.T) {
 		{"wrong forced format", `{"messages":[{"role":"user","content":"x"}]}`, "responses", `input is an OpenAI Chat Completions conversation, not an OpenAI Responses conversation: the request body holds its items in "messages"`},
 		{"bad rollout line", "{\"type\":\"x\",\"payload\":{}}\nnot json", "", "rollout line 2"},
 		{"JSONL that is no rollout, as codex", "{\"role\":\"user\",\"content\":\"hi\"}\n{\"role\":\"user\",\"content\":\"hi\"}\n", "codex", "rollout line 1 is not a Codex rollout record"},
+		// A body of two formats' signs (Anthropic's system, a role neither
+		// has) named as codex: the error is about codex, not a FormatError
+		// between the other two (found by FuzzParseFormat).
+		{"mixed body, as codex", `{"messages":[{"role":"0"}],"system":""}`, "codex", `line 1 is not a rollout record (a JSON object with "type" and "payload"), nor a valid conversation: input is`},
 		{"truncated array", "[1,2", "", "line 1, column 5: unexpected end of JSON input"},
 		{"trailing comma", "{\"messages\":[\n  {\"role\":\"user\",\"content\":\"hi\"},\n]}", "", "line 3, column 1: invalid character ']'"},
 		{"trailing garbage after a BOM and spaces", "\xef\xbb\xbf \n{\"messages\":[]} x", "", "line 2, column 17: invalid character 'x' after top-level value"},
@@ -142,6 +146,10 @@ func TestParseErrors(t *testing.T) {
 			_, err := ParseFormat(strings.NewReader(tc.in), Format(tc.format))
 			if err == nil || !errors.Is(err, ErrBadInput) || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error = %v, want ErrBadInput containing %q", err, tc.want)
+			}
+			var fe *FormatError
+			if errors.As(err, &fe) && fe.Named != Format(tc.format) {
+				t.Errorf("FormatError names %s, asked for %q", fe.Named, tc.format)
 			}
 		})
 	}

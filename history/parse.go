@@ -212,7 +212,10 @@ func parse(src []byte, f Format) (*Conversation, error) {
 		if json.Valid(trimmed) {
 			c, err := parseJSON(src, trimmed, "")
 			if err != nil {
-				return nil, err // neither a rollout nor another conversation
+				// Neither a rollout nor another conversation. Not %w: the
+				// error may be a FormatError between two other formats,
+				// which would misname the format the user asked for.
+				return nil, fmt.Errorf(`line 1 is not a rollout record (a JSON object with "type" and "payload"), nor a valid conversation: %v`, err)
 			}
 			return nil, &FormatError{Named: f, Found: c.format, Evidence: `line 1 is not a rollout record (a JSON object with "type" and "payload")`}
 		}
