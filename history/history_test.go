@@ -135,7 +135,10 @@ func TestParseErrors(t *testing.T) {
 		// A body of two formats' signs (Anthropic's system, a role neither
 		// has) named as codex: the error is about codex, not a FormatError
 		// between the other two (found by FuzzParseFormat).
-		{"mixed body, as codex", `{"messages":[{"role":"0"}],"system":""}`, "codex", `line 1 is not a rollout record (a JSON object with "type" and "payload"), nor a valid conversation: input is`},
+		{"mixed body, as codex", `{"messages":[{"role":"0"}],"system":""}`, "codex", `line 1 is not a rollout record (a JSON object with "type" and "payload"), nor a valid conversation: input mixes formats`},
+		// Nothing named: no FormatError, which would say that the
+		// user named the format the body first reads as.
+		{"mixed body, detected", `{"messages":[{"role":"tool","content":"x"}],"system":"s"}`, "", `input mixes formats: it reads as an Anthropic Messages conversation, but messages[0] has role "tool"`},
 		{"truncated array", "[1,2", "", "line 1, column 5: unexpected end of JSON input"},
 		{"trailing comma", "{\"messages\":[\n  {\"role\":\"user\",\"content\":\"hi\"},\n]}", "", "line 3, column 1: invalid character ']'"},
 		{"trailing garbage after a BOM and spaces", "\xef\xbb\xbf \n{\"messages\":[]} x", "", "line 2, column 17: invalid character 'x' after top-level value"},

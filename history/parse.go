@@ -354,13 +354,20 @@ func parseBody(src []byte, top []member, f Format) (*Conversation, error) {
 	case c.itemsKey == "messages" && (get(top, "system") != nil || detectItems(elems) == FormatAnthropic):
 		detected = FormatAnthropic
 	}
-	if f == "" {
+	auto := f == ""
+	if auto {
 		f = detected
 	}
 	if (f == FormatResponses) != (c.itemsKey == "input") {
 		return nil, &FormatError{Named: f, Found: detected, Evidence: fmt.Sprintf("the request body holds its items in %q", c.itemsKey)}
 	}
 	if err := checkNamed(f, top, c.itemsKey, elems); err != nil {
+		var fe *FormatError
+		if auto && errors.As(err, &fe) {
+			// No format was named: the body shows the signs of two.
+			// A FormatError would say the user named the first.
+			return nil, fmt.Errorf("input mixes formats: it reads as %s, but %s, as %s does", formatTitle(fe.Named), fe.Evidence, formatTitle(fe.Found))
+		}
 		return nil, err
 	}
 	c.format = f

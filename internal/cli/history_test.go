@@ -36,6 +36,8 @@ func TestHistoryCommand(t *testing.T) {
 		{"file argument", []string{"-encoding", "o200k_base", "-budget", "100000", "../../history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json"}, nil, exitOK, "input", ""},
 		{"flags after the file", []string{"../../history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json", "-encoding", "o200k_base", "-budget", "6000"}, nil, exitTrimmed, "json", ""},
 		{"two files", []string{"-encoding", "o200k_base", "-budget", "100000", "a", "b"}, nil, exitUsage, "", "at most one FILE"},
+		// No -format given: the error must not tell the user to drop it.
+		{"mixed formats detected", []string{"-encoding", "o200k_base", "-budget", "1000"}, []byte(`{"system":"s","messages":[{"role":"tool","content":"x"}]}`), exitBadInput, "", "input mixes formats: it reads as an Anthropic Messages conversation, but messages[0] has role \"tool\" (Anthropic messages are user or assistant; its system prompt is a top-level \"system\"), as an OpenAI Chat Completions conversation does; pass a conversation"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
