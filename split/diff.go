@@ -296,9 +296,17 @@ func cleanDiffPath(p string) string {
 // Diff-like lines anywhere else do not count: Go source holding test
 // fixtures such as "--- a/README.md" is text.
 func LooksLikeDiff(text string) bool {
+	// Blank lines first, LF or CRLF; a lone CR is no line break to the
+	// parser, so "\r--- " does not start a section.
 	i := 0
-	for i < len(text) && (text[i] == '\n' || text[i] == '\r') {
-		i++
+	for i < len(text) {
+		if text[i] == '\n' {
+			i++
+		} else if strings.HasPrefix(text[i:], "\r\n") {
+			i += 2
+		} else {
+			break
+		}
 	}
 	if isCommitStart(text, i) {
 		// The message, and commits without files (merges), up to the
