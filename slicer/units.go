@@ -588,7 +588,8 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 	// Lines the file's last commit wrote are edited 5.5 times as often as
 	// others, yet raising the units that hold them won 24 tasks and lost
 	// 23 on the 18 sets, at a git process per file (round 32 in
-	// docs/selection-evaluation.md).
+	// docs/selection-evaluation.md). Ordered by score per length (score /
+	// (lines/8)^0.3), 3 won and 9 lost on four sets (round 34).
 	sort.SliceStable(us, func(a, b int) bool {
 		if us[a].score != us[b].score {
 			return us[a].score > us[b].score
