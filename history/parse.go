@@ -201,6 +201,9 @@ func ParseFormatName(s string) (Format, error) {
 	return "", fmt.Errorf("unknown format %q (known: auto, %s)", s, strings.Join(names, ", "))
 }
 
+// notRollout says why JSON named as a Codex rollout is not one.
+const notRollout = `line 1 is not a rollout record (a JSON object with "type" and "payload")`
+
 func parse(src []byte, f Format) (*Conversation, error) {
 	trimmed := bytes.TrimSpace(bytes.TrimPrefix(src, []byte("\xef\xbb\xbf")))
 	if len(trimmed) == 0 {
@@ -215,9 +218,9 @@ func parse(src []byte, f Format) (*Conversation, error) {
 				// Neither a rollout nor another conversation. Not %w: the
 				// error may be a FormatError between two other formats,
 				// which would misname the format the user asked for.
-				return nil, fmt.Errorf(`line 1 is not a rollout record (a JSON object with "type" and "payload"), nor a valid conversation: %v`, err)
+				return nil, fmt.Errorf("%s, nor a valid conversation: %v", notRollout, err)
 			}
-			return nil, &FormatError{Named: f, Found: c.format, Evidence: `line 1 is not a rollout record (a JSON object with "type" and "payload")`}
+			return nil, &FormatError{Named: f, Found: c.format, Evidence: notRollout}
 		}
 		line, _, _ := bytes.Cut(trimmed, []byte("\n"))
 		if _, err := parseObject(line); err == nil {
