@@ -93,7 +93,7 @@ func runCheck(e *env, args []string) error {
 		return usageError(errors.New("-staged takes no FILE arguments"))
 	}
 
-	if err := checkDir("-C", o.dir); err != nil {
+	if err := checkDir(flagAsSet(fs, "C", "repo"), o.dir); err != nil {
 		return err
 	}
 	for _, n := range names {

@@ -435,3 +435,19 @@ func aliasFlag(fs *flag.FlagSet, alias, target string) {
 	f := fs.Lookup(target)
 	fs.Var(f.Value, alias, aliasPrefix+target)
 }
+
+// flagAsSet names the flag target as the command line set it: "-repo"
+// when its alias was given (and the target was not), so that an error
+// names what the user typed; "-" + target otherwise.
+func flagAsSet(fs *flag.FlagSet, target, alias string) string {
+	name := target
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == alias && name == target {
+			name = alias
+		}
+		if f.Name == target {
+			name = target
+		}
+	})
+	return "-" + name
+}

@@ -69,6 +69,14 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 		{"history on a directory", []string{"history", ".", "-budget", "100"}, exitUsage, "", ".: is a directory"},
 		{"check -staged-diff outside a repository", []string{"check", "-staged-diff", "-C", "/"}, exitError, "", "is not inside a git repository"},
 		{"history budget with margin", []string{"history", "-budget", "100", "-margin", "0", "/nonexistent"}, exitUsage, "", "-margin applies only"},
+		// A missing directory is named by the flag as typed: -C, or its
+		// alias -repo (--repo), which the error had called -C.
+		{"select -repo missing", []string{"--repo", "/nonexistent", "fix"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file or directory; check the path\n"},
+		{"select -C missing", []string{"-C", "/nonexistent", "fix"}, exitUsage, "", "ctxtrim: -C /nonexistent: no such file or directory; check the path\n"},
+		{"index -repo missing", []string{"index", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
+		{"check -repo missing", []string{"check", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
+		{"split -repo missing", []string{"split", "-budget", "100", "-staged", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
+		{"mcp -repo missing", []string{"mcp", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: mcp: -repo /nonexistent: not a directory"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

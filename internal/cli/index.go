@@ -83,7 +83,7 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 		return usageError(fmt.Errorf("index: unexpected argument %q (use -C DIR)", pos[0]))
 	}
 
-	if err := checkDir("-C", *repo); err != nil {
+	if err := checkDir(flagAsSet(fs, "C", "repo"), *repo); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)

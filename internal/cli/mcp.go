@@ -59,12 +59,13 @@ func runMCP(e *env, args []string) error {
 	if len(pos) > 0 {
 		return usageError(fmt.Errorf("mcp: unexpected argument %q (the client sends the calls; use -C DIR for the repository)", pos[0]))
 	}
+	dirFlag := flagAsSet(fs, "C", "repo")
 	abs, err := filepath.Abs(*dir)
 	if err != nil {
-		return usageError(fmt.Errorf("mcp: -C %s: %w", *dir, err))
+		return usageError(fmt.Errorf("mcp: %s %s: %w", dirFlag, *dir, err))
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return usageError(fmt.Errorf("mcp: -C %s: not a directory", *dir))
+		return usageError(fmt.Errorf("mcp: %s %s: not a directory", dirFlag, *dir))
 	}
 	cfg, err := loadConfig(abs, "")
 	if err != nil {

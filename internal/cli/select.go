@@ -78,12 +78,12 @@ func runSelect(e *env, args []string) error {
 	default:
 		return usageError(fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", *format))
 	}
-	if err := checkDir("-C", *repo); err != nil {
+	if err := checkDir(flagAsSet(fs, "C", "repo"), *repo); err != nil {
 		return err
 	}
 	dir, err := filepath.Abs(*repo)
 	if err != nil {
-		return usageError(fmt.Errorf("-C %s: %w", *repo, err))
+		return usageError(fmt.Errorf("%s %s: %w", flagAsSet(fs, "C", "repo"), *repo, err))
 	}
 	task := strings.Join(words, " ")
 	if task == "" || task == "-" {

@@ -74,6 +74,7 @@ type splitFlags struct {
 	maxTokens    int
 	verify       bool
 	dir          string
+	dirFlag      string // -C or -repo, as given, for errors
 	noIgnore     bool
 	verbose      bool
 }
@@ -111,6 +112,7 @@ func runSplit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	f.dirFlag = flagAsSet(fs, "C", "repo")
 	// Every flag conflict is rejected before any file is read.
 	set := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
@@ -254,7 +256,7 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		opts.ReduceInstructions = string(b)
 	}
 	if f.diffRange != "" || f.staged || len(f.files) > 0 {
-		if err := checkDir("-C", f.dir); err != nil {
+		if err := checkDir(f.dirFlag, f.dir); err != nil {
 			return in, err
 		}
 	}
