@@ -90,7 +90,7 @@ func runCheck(e *env, args []string) error {
 		return usageError(errors.New("-budget, -instructions and -max-parts need -staged"))
 	}
 	if o.stagedDiff && len(names) > 0 {
-		return usageError(errors.New("-staged takes no FILE arguments"))
+		return usageError(fmt.Errorf("%s takes no FILE arguments", flagAsSet(fs, "staged", "staged-diff")))
 	}
 
 	if err := checkDir(flagAsSet(fs, "C", "repo"), o.dir); err != nil {

@@ -74,6 +74,8 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 		{"select -repo missing", []string{"--repo", "/nonexistent", "fix"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file or directory; check the path\n"},
 		{"select -C missing", []string{"-C", "/nonexistent", "fix"}, exitUsage, "", "ctxtrim: -C /nonexistent: no such file or directory; check the path\n"},
 		{"index -repo missing", []string{"index", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
+		{"check -staged-diff with a FILE", []string{"check", "-staged-diff", "AGENTS.md"}, exitUsage, "", "ctxtrim: -staged-diff takes no FILE arguments"},
+		{"check -staged with a FILE", []string{"check", "-staged", "AGENTS.md"}, exitUsage, "", "ctxtrim: -staged takes no FILE arguments"},
 		{"check -repo missing", []string{"check", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
 		{"split -repo missing", []string{"split", "-budget", "100", "-staged", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
 		{"mcp -repo missing", []string{"mcp", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: mcp: -repo /nonexistent: not a directory"},
