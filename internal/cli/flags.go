@@ -440,14 +440,10 @@ func aliasFlag(fs *flag.FlagSet, alias, target string) {
 // when its alias was given (and the target was not), so that an error
 // names what the user typed; "-" + target otherwise.
 func flagAsSet(fs *flag.FlagSet, target, alias string) string {
-	name := target
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == alias && name == target {
-			name = alias
-		}
-		if f.Name == target {
-			name = target
-		}
-	})
-	return "-" + name
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set[alias] && !set[target] {
+		return "-" + alias
+	}
+	return "-" + target
 }

@@ -72,6 +72,7 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 		// A missing directory is named by the flag as typed: -C, or its
 		// alias -repo (--repo), which the error had called -C.
 		{"select -repo missing", []string{"--repo", "/nonexistent", "fix"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file or directory; check the path\n"},
+		{"select -C and -repo missing", []string{"-repo", "/a", "-C", "/nonexistent", "fix"}, exitUsage, "", "ctxtrim: -C /nonexistent: no such file"},
 		{"select -C missing", []string{"-C", "/nonexistent", "fix"}, exitUsage, "", "ctxtrim: -C /nonexistent: no such file or directory; check the path\n"},
 		{"index -repo missing", []string{"index", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
 		{"check -staged-diff with a FILE", []string{"check", "-staged-diff", "AGENTS.md"}, exitUsage, "", "ctxtrim: -staged-diff takes no FILE arguments"},

@@ -78,12 +78,13 @@ func runSelect(e *env, args []string) error {
 	default:
 		return usageError(fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", *format))
 	}
-	if err := checkDir(flagAsSet(fs, "C", "repo"), *repo); err != nil {
+	dirFlag := flagAsSet(fs, "C", "repo")
+	if err := checkDir(dirFlag, *repo); err != nil {
 		return err
 	}
 	dir, err := filepath.Abs(*repo)
 	if err != nil {
-		return usageError(fmt.Errorf("%s %s: %w", flagAsSet(fs, "C", "repo"), *repo, err))
+		return usageError(fmt.Errorf("%s %s: %w", dirFlag, *repo, err))
 	}
 	task := strings.Join(words, " ")
 	if task == "" || task == "-" {
