@@ -113,10 +113,6 @@ func Allocate(input int, need Sections) (Sections, error) {
 		return Sections{}, fmt.Errorf("negative section need %+v", need)
 	}
 	if need.System > input || need.Task > input-need.System { // no overflow
-		pinned := need.System + need.Task
-		if pinned < 0 { // overflowed: both are huge
-			pinned = input + 1
-		}
 		return Sections{}, fmt.Errorf("system %d + task %d tokens exceed the input limit %d: %w", need.System, need.Task, input, ErrNoFit)
 	}
 	rest := input - need.System - need.Task

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -115,10 +114,11 @@ func (s serialCounter) Count(text string) int { return s.c.countSerial(text) }
 func benchText(b *testing.B, size int) string {
 	b.Helper()
 	files := []string{"net/http/server.go", "go/parser/parser.go", "fmt/print.go", "strings/strings.go"}
+	root := goRoot(b)
 	var buf bytes.Buffer
 	for buf.Len() < size {
 		for _, f := range files {
-			data, err := os.ReadFile(filepath.Join(runtime.GOROOT(), "src", f))
+			data, err := os.ReadFile(filepath.Join(root, "src", f))
 			if err != nil {
 				b.Skipf("no Go sources to benchmark on: %v", err)
 			}

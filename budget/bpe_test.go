@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -308,11 +309,23 @@ type corpusFile struct {
 	text string
 }
 
+// goRoot returns the root of the Go installation that runs the tests, as
+// `go env GOROOT` tells (runtime.GOROOT is deprecated: it names the root
+// the test binary was built with), skipping the test without one.
+func goRoot(tb testing.TB) string {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil || len(bytes.TrimSpace(out)) == 0 {
+		tb.Skipf("no Go installation to read sources from: go env GOROOT: %v", err)
+	}
+	return string(bytes.TrimSpace(out))
+}
+
 // goSourceSample returns about maxBytes of files from $GOROOT/src: every
 // file of at most maxFile bytes, thinned to an evenly spaced sample.
 func goSourceSample(tb testing.TB, maxBytes, maxFile int) []corpusFile {
 	tb.Helper()
-	root := filepath.Join(runtime.GOROOT(), "src")
+	root := filepath.Join(goRoot(tb), "src")
 	var all []string
 	var total int64
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {

@@ -136,17 +136,6 @@ func (b *budgetFlags) resolve(repoDir string) (c budget.Counter, limit int, note
 	return p.counter, p.limit, p.note, nil
 }
 
-// counter resolves only the counter, for commands that count without a
-// budget: the model's counter if a model is named (flag or config), the
-// -encoding's if given, o200k_base otherwise.
-func (b *budgetFlags) counter(repoDir string) (c budget.Counter, note string, err error) {
-	p, err := b.plan(repoDir, false)
-	if err != nil {
-		return nil, "", err
-	}
-	return p.counter, p.note, nil
-}
-
 // validate rejects flag combinations that contradict each other, from the
 // flags alone, before any file is read: -budget is the input limit itself,
 // so -reserve and -margin, which only shape a limit derived from a window,

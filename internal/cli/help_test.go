@@ -16,8 +16,8 @@ func TestCommandHelp(t *testing.T) {
 		for _, h := range []string{"-h", "--help"} {
 			t.Run(name+h, func(t *testing.T) {
 				stdout, stderr, code := runBuf(t, "", name, "-nonsense-after-help-is-ignored=0", h)
-				if code != exitUsage {
-					t.Fatalf("an unknown flag before -h: exit %d, want %d", code, exitUsage)
+				if code != exitUsage || stdout != "" || !strings.Contains(stderr, "-nonsense-after-help-is-ignored") {
+					t.Fatalf("an unknown flag before -h: exit %d, stdout %q, stderr %q; want %d, nothing, and the flag named", code, stdout, stderr, exitUsage)
 				}
 				stdout, stderr, code = runBuf(t, "", name, h, "-budget", "-1")
 				if code != exitOK || stdout != "" {

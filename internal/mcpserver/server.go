@@ -218,7 +218,9 @@ func (s *Server) clientLimit(req *mcp.CallToolRequest) clientLimit {
 // client that declares the roots capability is asked (Codex 0.171 does
 // not); Claude Code 2.1.332 declares it but speaks protocol 2026-07-28, on
 // which a server cannot ask during a call. Both start the server in the
-// project directory, the default.
+// project directory, the default. That protocol deprecates roots
+// (SEP-2577, the SDK marks ListRoots so): they are asked only of clients
+// that still declare them, and every tool takes a repo argument instead.
 func (s *Server) root(ctx context.Context, req *mcp.CallToolRequest) string {
 	if req == nil || req.Session == nil {
 		return s.dir
