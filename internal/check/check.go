@@ -15,6 +15,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/badutf8"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
@@ -284,7 +285,7 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 			return nil, &fileError{ProblemBinary, fmt.Sprintf("binary (NUL byte at offset %d), not a prompt file", i)}
 		}
 		if !utf8.Valid(b) {
-			return nil, &fileError{ProblemNotUTF8, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", invalidUTF8At(b))}
+			return nil, &fileError{ProblemNotUTF8, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", badutf8.Offset(b))}
 		}
 		return b, nil
 	}
@@ -571,18 +572,6 @@ func Chain(ctx context.Context, root, dir string, cfg *Config) (*CodexChain, err
 	}
 	out.Text = strings.Join(parts, codexDocJoin)
 	return out, nil
-}
-
-// invalidUTF8At returns the offset of the first invalid UTF-8 byte in b.
-func invalidUTF8At(b []byte) int {
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
 }
 
 // ancestors returns "" (the root), then each prefix directory of d, then d.

@@ -310,6 +310,31 @@ func TestCheckRepoUnreadableFile(t *testing.T) {
 	wantStatuses(t, rep, []string{"ok AGENTS.md", "warn CLAUDE.md"})
 }
 
+// A prompt file that is not UTF-8 (a Latin-1 é) or binary is a warning
+// naming the problem and the offset of its first bad byte; the others are
+// still checked.
+func TestCheckRepoUndecodableFiles(t *testing.T) {
+	root := writeCheckTree(t, map[string]string{
+		"AGENTS.md":       "rules\n",
+		"CLAUDE.md":       "caf\xe9 rules\n",
+		"prompts/logo.md": "\x89PNG\x00\x00",
+	})
+	rep, err := Repo(context.Background(), root, &Config{}, checkLenCounter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatuses(t, rep, []string{"ok AGENTS.md", "warn CLAUDE.md", "warn prompts/logo.md"})
+	want := map[string][2]string{
+		"CLAUDE.md":       {ProblemNotUTF8, "not valid UTF-8 (first bad byte at offset 3)"},
+		"prompts/logo.md": {ProblemBinary, "binary (NUL byte at offset 4), not a prompt file"},
+	}
+	for _, r := range rep.Results {
+		if w, ok := want[r.Path]; ok && (r.Problem != w[0] || !strings.Contains(r.Message, w[1])) {
+			t.Errorf("%s: problem %q, message %q; want %q and %q", r.Path, r.Problem, r.Message, w[0], w[1])
+		}
+	}
+}
+
 // A file git tracks is checked even under an ignored directory (added with
 // git add -f), as the index lists it: check used to walk with its own
 // ignore rules and said "no prompt files found".

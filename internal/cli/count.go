@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/badutf8"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
@@ -255,7 +256,7 @@ func countStream(c budget.Counter, r io.Reader, where string) (tokens int, size 
 		}
 		piece := buf[:cut]
 		if !utf8.Valid(piece) {
-			i := invalidAt(piece)
+			i := badutf8.Offset(piece)
 			return 0, size, approx, inputProblem(probNotUTF8, where, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", offset+int64(i)),
 				"convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)")
 		}

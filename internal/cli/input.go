@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ctxtrim/ctxtrim/internal/badutf8"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
@@ -197,34 +197,11 @@ func checkText[T string | []byte](where string, data T, rules textRules) error {
 	if i := index.BinaryAt([]byte(data[:min(len(data), index.BinarySniffBytes)])); i >= 0 {
 		return inputProblem(probBinary, where, fmt.Sprintf("binary input (NUL byte at offset %d)", i), "pass "+what)
 	}
-	if i := invalidAt(data); i < len(data) {
+	if i := badutf8.Offset(data); i < len(data) {
 		return inputProblem(probNotUTF8, where, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", i),
 			"convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)")
 	}
 	return nil
-}
-
-// invalidAt returns the offset of the first invalid UTF-8 byte in b, or
-// len(b) when it is valid.
-func invalidAt[T string | []byte](b T) int {
-	var valid bool
-	switch v := any(b).(type) {
-	case string:
-		valid = utf8.ValidString(v)
-	case []byte:
-		valid = utf8.Valid(v)
-	}
-	if valid {
-		return len(b)
-	}
-	for i := 0; i < len(b); {
-		r, n := utf8.DecodeRune([]byte(b[i:min(len(b), i+utf8.UTFMax)]))
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(b)
 }
 
 // trimSpace trims ASCII white space, without copying.

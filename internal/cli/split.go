@@ -27,6 +27,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/ctxtrim/ctxtrim/internal/badutf8"
 	"github.com/ctxtrim/ctxtrim/internal/codex"
 	"github.com/ctxtrim/ctxtrim/split"
 )
@@ -316,7 +317,7 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		for _, src := range in.Sources {
 			if !utf8.ValidString(src.Text) {
 				return in, badInputError(fmt.Errorf("split: %s: not valid UTF-8 (first bad byte at offset %d): JSON request bodies cannot carry it unchanged; convert it to UTF-8 or split without -request",
-					displayName(src.Name), invalidAt([]byte(src.Text))))
+					displayName(src.Name), badutf8.Offset([]byte(src.Text))))
 			}
 		}
 	}

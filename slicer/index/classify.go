@@ -6,7 +6,6 @@ import (
 	"path"
 	"regexp"
 	"strings"
-	"unicode/utf8"
 )
 
 // Classification thresholds, each with its reason.
@@ -90,19 +89,6 @@ func BinaryAt(content []byte) int {
 // Transcoding would have to guess the encoding (every byte sequence is
 // valid Latin-1), so ctxtrim does not; the detail says how to convert the
 // file, and select reports the skip when the file would have ranked.
-
-// invalidUTF8At returns the offset of the first byte of src that is not
-// part of valid UTF-8, or len(src).
-func invalidUTF8At(src []byte) int {
-	for i := 0; i < len(src); {
-		r, n := utf8.DecodeRune(src[i:])
-		if r == utf8.RuneError && n <= 1 {
-			return i
-		}
-		i += n
-	}
-	return len(src)
-}
 
 // notUTF8Detail is the Detail of a SkipNotUTF8 skip.
 func notUTF8Detail(at int) string {

@@ -17,6 +17,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+
+	"github.com/ctxtrim/ctxtrim/internal/badutf8"
 )
 
 // This file turns one candidate into a File or a Skip: its mode, class,
@@ -199,7 +201,7 @@ func binaryHead(p string) bool {
 		return true
 	}
 	// A rune cut off by the head's end is not a bad byte.
-	at := invalidUTF8At(head)
+	at := badutf8.Offset(head)
 	return at < len(head) && utf8.FullRune(head[at:]) && !textSignature(head)
 }
 
@@ -215,7 +217,7 @@ func (w *worker) analyze(ctx context.Context, p string, src []byte) (*cacheEntry
 			ce.Binary = true
 			return ce, nil
 		}
-		ce.NotUTF8, ce.BadByte = true, invalidUTF8At(src)
+		ce.NotUTF8, ce.BadByte = true, badutf8.Offset(src)
 		return ce, nil
 	}
 	ce.Generated = isGeneratedContent(p, src)
