@@ -120,6 +120,33 @@ type budgetPlan struct {
 	codex   *codex.Plan // the arithmetic of -for codex, nil otherwise
 }
 
+// setCounter sets p's counter: -encoding's, exact, when one is given; else
+// the model's (p.model, when the table knows it: its encoding × its
+// family's factor); else o200k_base, exact.
+func (p *budgetPlan) setCounter(encoding string, known bool) error {
+	switch {
+	case encoding != "":
+		c, err := budget.NewEncodingCounter(encoding)
+		if err != nil {
+			return fmt.Errorf("-encoding: %w", err)
+		}
+		p.counter, p.factor, p.encName = c, 1, encoding
+	case known:
+		c, err := p.model.Counter()
+		if err != nil {
+			return err
+		}
+		p.counter, p.factor, p.encName = c, p.model.Factor, p.model.Encoding
+	default:
+		c, err := budget.NewEncodingCounter(budget.O200kBase)
+		if err != nil {
+			return err
+		}
+		p.counter, p.factor, p.encName = c, 1, budget.O200kBase
+	}
+	return nil
+}
+
 // resolve applies flags > config (.ctxtrim.toml at repoDir's repo root, then
 // the user file) > defaults, and returns the counter (exact for tiktoken
 // models; the encoding's count × the family factor, rounded up, for the
@@ -240,36 +267,18 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 		return nil, fmt.Errorf("-window %d needs -encoding E (o200k_base, cl100k_base), the tokenizer of the model whose window it is; or pass -model M", b.window.v)
 	}
 
-	// The counter: -encoding counts exactly; else the model's; else o200k.
+	if err := p.setCounter(b.encoding, known); err != nil {
+		return nil, err
+	}
+	// The note says how the count stands to the model's own tokenizer.
 	switch {
-	case b.encoding != "":
-		c, err := budget.NewEncodingCounter(b.encoding)
-		if err != nil {
-			return nil, fmt.Errorf("-encoding: %w", err)
-		}
-		p.counter, p.factor, p.encName = c, 1, b.encoding
-		switch {
-		case known && p.model.Estimate:
-			notes = append(notes, fmt.Sprintf("exact %s count as asked; %s's own tokenizer differs", b.encoding, p.model.Name))
-		case known && p.model.Encoding != b.encoding:
-			notes = append(notes, fmt.Sprintf("%s count as asked; %s uses %s", b.encoding, p.model.Name, p.model.Encoding))
-		}
-	case known:
-		c, err := budget.NewEncodingCounter(p.model.Encoding)
-		if err != nil {
-			return nil, err
-		}
-		p.factor, p.encName = p.model.Factor, p.model.Encoding
-		p.counter = budget.Scaled(c, p.factor)
-		if p.model.Estimate {
-			notes = append(notes, fmt.Sprintf("estimate: %s counts are %s × %.2f", p.model.Family, p.model.Encoding, p.model.Factor))
-		}
-	default:
-		c, err := budget.NewEncodingCounter(budget.O200kBase)
-		if err != nil {
-			return nil, err
-		}
-		p.counter, p.factor, p.encName = c, 1, budget.O200kBase
+	case !known: // no model to compare with
+	case b.encoding != "" && p.model.Estimate:
+		notes = append(notes, fmt.Sprintf("exact %s count as asked; %s's own tokenizer differs", b.encoding, p.model.Name))
+	case b.encoding != "" && p.model.Encoding != b.encoding:
+		notes = append(notes, fmt.Sprintf("%s count as asked; %s uses %s", b.encoding, p.model.Name, p.model.Encoding))
+	case b.encoding == "" && p.model.Estimate:
+		notes = append(notes, fmt.Sprintf("estimate: %s counts are %s × %.2f", p.model.Family, p.model.Encoding, p.model.Factor))
 	}
 	if !needLimit {
 		p.note = strings.Join(notes, "; ")

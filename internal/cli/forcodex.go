@@ -59,33 +59,18 @@ func (b *budgetFlags) planForCodex(table *budget.Table) (*budgetPlan, error) {
 	p := &budgetPlan{table: table}
 	tableWindow := 0
 	m, err := table.Lookup(cc.Model)
+	known := err == nil
 	switch {
-	case b.encoding != "":
-		c, err := budget.NewEncodingCounter(b.encoding)
-		if err != nil {
-			return nil, fmt.Errorf("-encoding: %w", err)
-		}
-		p.counter, p.factor, p.encName = c, 1, b.encoding
-	case err == nil:
-		c, err := m.Counter()
-		if err != nil {
-			return nil, err
-		}
-		p.counter, p.factor, p.encName = c, m.Factor, m.Encoding
-	case errors.Is(err, budget.ErrUnknownModel):
+	case known:
+		p.model, tableWindow = m, m.Window
+	case b.encoding != "" || errors.Is(err, budget.ErrUnknownModel):
 		// Codex runs OpenAI models; o200k_base is their encoding.
-		c, err := budget.NewEncodingCounter(budget.O200kBase)
-		if err != nil {
-			return nil, err
-		}
-		p.counter, p.factor, p.encName = c, 1, budget.O200kBase
+		p.model = budget.Model{Name: cc.Model}
 	default:
 		return nil, err
 	}
-	if err == nil {
-		p.model, tableWindow = m, m.Window
-	} else {
-		p.model = budget.Model{Name: cc.Model}
+	if err := p.setCounter(b.encoding, known); err != nil {
+		return nil, err
 	}
 
 	wd, err := os.Getwd()

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,45 @@ func codexHome(t *testing.T, config string) string {
 
 // TestForCodex runs select and split with -for codex in a repository with
 // an AGENTS.md chain: the budget is codex.Budget's for the config read from
+// TestPlanForCodexCounter: the model Codex runs counts the prompt (its
+// encoding, its family's factor), an OpenAI model the table lacks counts
+// with o200k_base, and -encoding overrides both, exactly.
+func TestPlanForCodexCounter(t *testing.T) {
+	t.Chdir(t.TempDir())
+	tests := []struct {
+		name, config, encoding string
+		wantEnc                string
+		wantFactor             float64
+	}{
+		{"known, exact", "model = \"gpt-4-turbo\"\n", "", budget.Cl100kBase, 1},
+		{"known, estimated", "model = \"claude-sonnet-4-5\"\n", "", budget.O200kBase, 1.35},
+		{"unknown OpenAI model", "model = \"gpt-9-preview\"\nmodel_context_window = 64000\n", "", budget.O200kBase, 1},
+		{"-encoding over the model's", "model = \"claude-sonnet-4-5\"\n", budget.Cl100kBase, budget.Cl100kBase, 1},
+		{"-encoding, unknown model", "model = \"gpt-9-preview\"\nmodel_context_window = 64000\n", budget.Cl100kBase, budget.Cl100kBase, 1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			codexHome(t, tc.config)
+			b := &budgetFlags{encoding: tc.encoding}
+			p, err := b.planForCodex(budget.DefaultTable())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.encName != tc.wantEnc || p.factor != tc.wantFactor {
+				t.Errorf("counts with %s × %.2f, want %s × %.2f", p.encName, p.factor, tc.wantEnc, tc.wantFactor)
+			}
+			exact, err := budget.NewEncodingCounter(tc.wantEnc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := "func Retry(ctx context.Context) error { return nil } // ünïcode"
+			if want := int(math.Ceil(float64(exact.Count(text)) * tc.wantFactor)); p.counter.Count(text) != want {
+				t.Errorf("count %d, want %d", p.counter.Count(text), want)
+			}
+		})
+	}
+}
+
 // CODEX_HOME and the chain counted in the working directory.
 func TestForCodex(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
