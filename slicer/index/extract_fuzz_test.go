@@ -71,6 +71,11 @@ func TestDefinitionsNoLeak(t *testing.T) {
 	if testing.Short() {
 		t.Skip("short")
 	}
+	if raceEnabled {
+		// It grew by 95 MiB here under -race, where go test ./... keeps
+		// it within 16: the detector's own memory is not the parsers'.
+		t.Skip("the race detector's shadow memory grows outside the Go heap: this measure means nothing under -race")
+	}
 	fixtures, _ := filepath.Glob("testdata/extract/*")
 	var srcs [][]byte
 	var paths []string
