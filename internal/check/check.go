@@ -284,8 +284,8 @@ func Repo(ctx context.Context, root string, cfg *Config, c budget.Counter) (*Rep
 		if i := index.BinaryAt(b); i >= 0 {
 			return nil, &fileError{ProblemBinary, fmt.Sprintf("binary (NUL byte at offset %d), not a prompt file", i)}
 		}
-		if !utf8.Valid(b) {
-			return nil, &fileError{ProblemNotUTF8, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", badutf8.Offset(b))}
+		if i := badutf8.Offset(b); i < len(b) {
+			return nil, &fileError{ProblemNotUTF8, fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d)", i)}
 		}
 		return b, nil
 	}

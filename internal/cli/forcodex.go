@@ -64,7 +64,8 @@ func (b *budgetFlags) planForCodex(table *budget.Table) (*budgetPlan, error) {
 	case known:
 		p.model, tableWindow = m, m.Window
 	case b.encoding != "" || errors.Is(err, budget.ErrUnknownModel):
-		// Codex runs OpenAI models; o200k_base is their encoding.
+		// A model the table lacks counts with o200k_base (setCounter):
+		// Codex runs OpenAI models, and that is their encoding.
 		p.model = budget.Model{Name: cc.Model}
 	default:
 		return nil, err
