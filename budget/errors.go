@@ -20,11 +20,13 @@ type TaskTooLargeError struct {
 	Err    error  // the sentinel wrapped: ErrNoFit, or a package's own that wraps it
 }
 
+// Error says what does not fit, in how many tokens, and by how many.
 func (e *TaskTooLargeError) Error() string {
 	return fmt.Sprintf("%v: %s take %d of the %d-token budget, leaving no room for input (%d tokens short)",
 		e.sentinel(), e.What, e.Need, e.Budget, e.Need-e.Budget+1)
 }
 
+// Unwrap returns the sentinel, ErrNoFit unless Err names another.
 func (e *TaskTooLargeError) Unwrap() error { return e.sentinel() }
 
 func (e *TaskTooLargeError) sentinel() error {
@@ -49,6 +51,7 @@ type NoFitError struct {
 	Err       error   // the sentinel wrapped: ErrNoFit, or a package's own that wraps it
 }
 
+// Error says what the pinned sections take and the budget they exceed.
 func (e *NoFitError) Error() string {
 	parts := make([]string, len(e.Breakdown))
 	for i, s := range e.Breakdown {
@@ -58,6 +61,7 @@ func (e *NoFitError) Error() string {
 		e.sentinel(), e.Pinned, strings.Join(parts, ", "), e.Budget)
 }
 
+// Unwrap returns the sentinel, ErrNoFit unless Err names another.
 func (e *NoFitError) Unwrap() error { return e.sentinel() }
 
 func (e *NoFitError) sentinel() error {
@@ -72,6 +76,7 @@ func (e *NoFitError) sentinel() error {
 // for errors.Is.
 type NoFitSentinel string
 
+// Error returns the sentinel's text.
 func (s NoFitSentinel) Error() string { return string(s) }
 
 // Is reports whether target is ErrNoFit.

@@ -45,6 +45,7 @@ type FormatError struct {
 	Evidence string
 }
 
+// Error names the format found, the one named, and the evidence.
 func (e *FormatError) Error() string {
 	return fmt.Sprintf("input is %s, not %s: %s", formatTitle(e.Found), formatTitle(e.Named), e.Evidence)
 }

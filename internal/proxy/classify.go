@@ -20,6 +20,7 @@ const (
 	Capacity             // the model is overloaded or at capacity: another may answer
 )
 
+// String is the kind's name in the proxy's log: pass, overflow or capacity.
 func (k Kind) String() string {
 	switch k {
 	case Overflow:

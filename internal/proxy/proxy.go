@@ -269,6 +269,10 @@ type exchange struct {
 
 type ctxKey struct{}
 
+// ServeHTTP answers /healthz itself, forwards a request of a route it does
+// not fit unchanged, and fits the body of one it does to the model's input
+// limit (fitFor) before forwarding it; roundTrip retries on an overflow or
+// capacity answer. Every exchange is logged once, a panic included.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodGet && r.URL.Path == "/healthz" {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
