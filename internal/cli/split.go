@@ -23,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -315,9 +314,9 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 	}
 	if opts.Format != split.Plain {
 		for _, src := range in.Sources {
-			if !utf8.ValidString(src.Text) {
+			if i := badutf8.Offset(src.Text); i < len(src.Text) {
 				return in, badInputError(fmt.Errorf("split: %s: not valid UTF-8 (first bad byte at offset %d): JSON request bodies cannot carry it unchanged; convert it to UTF-8 or split without -request",
-					displayName(src.Name), badutf8.Offset([]byte(src.Text))))
+					displayName(src.Name), i))
 			}
 		}
 	}
