@@ -110,11 +110,8 @@ func (p *packer) readEditedHunks(ctx context.Context, cands []*ranked) {
 	if p.edits != nil || p.ix.Head == "" {
 		return
 	}
-	// The prefixes are parseZeroContextDiff's, whatever diff.noprefix or
-	// diff.mnemonicPrefix say.
-	args := []string{"-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-renames",
-		"--no-textconv", "--src-prefix=a/", "--dst-prefix=b/", "--ignore-cr-at-eol", "--diff-filter=M",
-		"-U0", p.ix.Head, "--"}
+	args := append([]string{"-c", "core.quotePath=false", "diff"}, zeroContextFlags...)
+	args = append(args, "--ignore-cr-at-eol", "--diff-filter=M", p.ix.Head, "--")
 	n := len(args)
 	for _, r := range cands {
 		f := &p.ix.Files[r.file]

@@ -322,9 +322,8 @@ func commitFilesCLI(ctx context.Context, root string, h plumbing.Hash) (files []
 	// A merge shows against its first parent, as in the history. The
 	// first line of the output is the commit's parents: a root commit,
 	// which adds everything, points nowhere, as in the history.
-	cmd := gitCommand(ctx, root, "-c", "core.quotePath=false", "show", "--format=%P", "--diff-merges=first-parent",
-		"--no-color", "--no-ext-diff", "--no-renames", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/",
-		"-U0", id, "--")
+	show := append([]string{"-c", "core.quotePath=false", "show", "--format=%P", "--diff-merges=first-parent"}, zeroContextFlags...)
+	cmd := gitCommand(ctx, root, append(show, id, "--")...)
 	if cmd == nil {
 		return nil, false
 	}
@@ -362,7 +361,14 @@ func commitFilesCLI(ctx context.Context, root string, h plumbing.Hash) (files []
 	return files, true
 }
 
-// parseZeroContextDiff reads a patch made with -U0: the files it leaves
+// zeroContextFlags make git diff or git show print the patch that
+// parseZeroContextDiff reads, whatever the user's settings: no colour, no
+// external diff or textconv, no renames, the a/ and b/ prefixes (not
+// diff.noprefix's or diff.mnemonicPrefix's), and no context lines.
+var zeroContextFlags = []string{"--no-color", "--no-ext-diff", "--no-renames", "--no-textconv",
+	"--src-prefix=a/", "--dst-prefix=b/", "-U0"}
+
+// parseZeroContextDiff reads a patch made with -U0 (zeroContextFlags): the files it leaves
 // (deleted ones are not listed) and, for each, the first line of each of
 // its first maxCommitHunks hunks on the new side, that is the first line
 // with text of what a hunk adds, or the line after what it only deletes.
