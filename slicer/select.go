@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -66,6 +67,16 @@ type SelectOptions struct {
 	// Explain fills Signals.Why for every ranked file and keeps up to
 	// 20 unselected candidates in Selection.Candidates.
 	Explain bool
+	// Include, when not empty, limits the prompt and its map to files that
+	// match one of these patterns; Exclude keeps the files that match one
+	// of its patterns out of both, even a file the task names, and wins
+	// over Include. Patterns are gitignore lines as a .ctxtrimignore at
+	// the root holds them (index.Patterns): "*_test.go", "docs/",
+	// "/internal/legacy", "pkg/**/api". Every file still counts in the
+	// ranking (term rarity, the reference graph, co-change), so a scope
+	// ranks its files as the whole repository would.
+	Include []string
+	Exclude []string
 	// HistoryCommits bounds how many first-parent commits from HEAD feed
 	// recency and co-change. 0 means 300; negative disables history.
 	HistoryCommits int
@@ -206,6 +217,14 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	if i := sort.SearchStrings(formats, format); i >= len(formats) || formats[i] != format {
 		return nil, nil, nil, fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(formats, ", "))
 	}
+	include, err := index.ParsePatterns(opts.Include)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("include: %w", err)
+	}
+	exclude, err := index.ParsePatterns(opts.Exclude)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("exclude: %w", err)
+	}
 	logf := opts.Logf
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -296,6 +315,14 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	logf("history: %v", time.Since(t0).Round(time.Millisecond))
 	lk := newLookup(ix)
 	rk = rankFiles(&rankInput{ix: ix, q: q, lk: lk, stats: stats, hist: hist, explain: opts.Explain})
+	if !include.Empty() || !exclude.Empty() {
+		n := len(rk)
+		rk = slices.DeleteFunc(rk, func(r ranked) bool {
+			p := ix.Files[r.file].Path
+			return exclude.Match(p) || !include.Empty() && !include.Match(p)
+		})
+		logf("scope: %d of %d ranked files left out by include and exclude patterns", n-len(rk), n)
+	}
 
 	p.q, p.stats = q, stats
 	logf("ranked: %v", time.Since(t0).Round(time.Millisecond))

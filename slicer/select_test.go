@@ -22,8 +22,9 @@ import (
 // TestSelectScenarios runs testdata/select/*.txtar: the archive is the
 // repository, and its directives are
 //
-//	ctxtrim [-budget=N] [-format=F] [-no-redact] TASK   select (once, first;
-//	               \n and \t in TASK are a line break and a tab)
+//	ctxtrim [-budget=N] [-format=F] [-no-redact] [-include=P] [-exclude=P] TASK
+//	               select (once, first; \n and \t in TASK are a line break
+//	               and a tab; -include and -exclude repeat)
 //	want TEXT      the output contains TEXT
 //	!want TEXT     the output does not contain TEXT
 //	paths P...     the selected files start with P..., in this order
@@ -57,6 +58,10 @@ func TestSelectScenarios(t *testing.T) {
 						opts.Format = strings.TrimPrefix(a, "-format=")
 					case a == "-no-redact":
 						opts.NoRedact = true
+					case strings.HasPrefix(a, "-include="):
+						opts.Include = append(opts.Include, strings.TrimPrefix(a, "-include="))
+					case strings.HasPrefix(a, "-exclude="):
+						opts.Exclude = append(opts.Exclude, strings.TrimPrefix(a, "-exclude="))
 					default:
 						task = strings.NewReplacer(`\n`, "\n", `\t`, "\t").Replace(a)
 					}
@@ -168,6 +173,65 @@ func TestSelectFitsAndIsDeterministic(t *testing.T) {
 			}
 			checkBreakdown(t, c, a)
 		})
+	}
+}
+
+// TestSelectScope is the scope property: for random repositories and
+// include and exclude patterns, every file in the prompt or its map is in
+// scope, the prompt still fits, and a file out of scope is never shown
+// though the task names it. A bad pattern is an error naming it.
+func TestSelectScope(t *testing.T) {
+	c := testCounter(t)
+	r := rand.New(rand.NewPCG(3, 4))
+	pool := []string{"*.go", "pkg/", "/internal", "vendor/", "f1*.go", "!pkg/", "**/x/*.go", "/f2.go"}
+	pick := func() []string {
+		var ps []string
+		for range r.IntN(3) {
+			ps = append(ps, pool[r.IntN(len(pool))])
+		}
+		return ps
+	}
+	for trial := range 30 {
+		files := randomRepo(r, 5+r.IntN(30))
+		ix, read := memIndex(t, files)
+		opts := &SelectOptions{Budget: 500 + r.IntN(4000), ReadFile: read, Include: pick(), Exclude: pick()}
+		inc, err := index.ParsePatterns(opts.Include)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exc, err := index.ParsePatterns(opts.Exclude)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := func(p string) bool { return !exc.Match(p) && (inc.Empty() || inc.Match(p)) }
+		var named []string
+		for p := range files {
+			if strings.HasSuffix(p, ".go") && !in(p) && len(named) < 3 {
+				named = append(named, p)
+			}
+		}
+		task := "retry the request body when the header parse fails in clientCache " + strings.Join(named, " ")
+		sel, err := Select(context.Background(), ix, task, c, opts)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if sel.Tokens > opts.Budget {
+			t.Fatalf("trial %d: Tokens = %d > budget %d", trial, sel.Tokens, opts.Budget)
+		}
+		for _, f := range append(sel.Files, sel.Map...) {
+			if !in(f.Path) {
+				t.Fatalf("trial %d: include %q exclude %q: %s is shown", trial, opts.Include, opts.Exclude, f.Path)
+			}
+		}
+	}
+	for _, bad := range []SelectOptions{{Include: []string{""}}, {Exclude: []string{"#x"}}} {
+		bad.Budget = 1000
+		bad.ReadFile = func(string) ([]byte, error) { return nil, nil }
+		ix, _ := memIndex(t, map[string]string{"a.go": "package a\n"})
+		_, err := Select(context.Background(), ix, "a", c, &bad)
+		if err == nil || !strings.Contains(err.Error(), "pattern") {
+			t.Errorf("Select(include %q, exclude %q) = %v, want a pattern error", bad.Include, bad.Exclude, err)
+		}
 	}
 }
 

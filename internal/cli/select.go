@@ -32,6 +32,12 @@ tokenizer is at most the budget. Always.
   echo "retry on 503 loses the request body" | ctxtrim -model gpt-5-codex > prompt.md
   echo "..." | ctxtrim --for codex | codex exec -
   ctxtrim -format paths -budget 8000 "fix the flaky TestRetry"
+  ctxtrim -include 'pkg/api/' -exclude '*_test.go' "add paging to the list endpoint"
+
+-include and -exclude take gitignore patterns, as lines of .ctxtrimignore
+("*_test.go" at any depth, "docs/" every docs directory, "/cmd" the top
+one); they scope what is shown, not what is ranked: every file still
+counts for the ranking. -exclude wins, also over a file the task names.
 
 Exit status: 0 on success, 2 on a usage error, 5 when the task alone does
 not fit the budget (split it with ctxtrim split), 1 on other failures.`
@@ -69,9 +75,20 @@ func runSelect(e *env, args []string) error {
 	verbose := fs.Bool("v", false, "report progress and skipped files on stderr")
 	var explain explainFlag
 	fs.Var(&explain, "explain", "explain the ranking and the budget on stderr; -explain=json for JSON")
+	var include, exclude stringList
+	fs.Var(&include, "include", "show only files matching gitignore `PATTERN` (repeatable; a file matching any is in)")
+	fs.Var(&exclude, "exclude", "never show files matching gitignore `PATTERN` (repeatable; wins over -include and the task's naming)")
 	words, err := parseFlags(e, fs, args, selectSynopsis, selectHelp)
 	if err != nil {
 		return err
+	}
+	for _, f := range []struct {
+		name string
+		list stringList
+	}{{"-include", include}, {"-exclude", exclude}} {
+		if _, err := index.ParsePatterns(f.list); err != nil {
+			return usageError(fmt.Errorf("%s: %w", f.name, err))
+		}
 	}
 	switch *format {
 	case slicer.FormatMarkdown, slicer.FormatXML, slicer.FormatJSON, slicer.FormatPaths:
@@ -137,6 +154,8 @@ func runSelect(e *env, args []string) error {
 		NoRedact:       *noRedact,
 		Explain:        explain.mode != "",
 		HistoryCommits: commits,
+		Include:        include,
+		Exclude:        exclude,
 		Logf:           logf,
 	})
 	switch {

@@ -83,6 +83,26 @@ func TestSelectCLI(t *testing.T) {
 			stderr: []string{"ctxtrim split"},
 		},
 		{
+			name:       "exclude wins over the task's naming",
+			args:       []string{"--repo", dir, "--budget", "2000", "--format", "paths", "-exclude", "retry/", "-exclude", "*.env"},
+			stdin:      "retry/retry.go: Do loses the Cache",
+			code:       exitOK,
+			exactPaths: "cache/cache.go\t1-4\n",
+		},
+		{
+			name:       "include scopes the prompt",
+			args:       []string{"--repo", dir, "--budget", "2000", "--format", "paths", "-include", "/cache"},
+			stdin:      "retry on 503 loses the request body in the cache",
+			code:       exitOK,
+			exactPaths: "cache/cache.go\t1-4\n",
+		},
+		{
+			name:   "bad pattern",
+			args:   []string{"--repo", dir, "--budget", "2000", "-include", "*.go", "-exclude", "", "x"},
+			code:   exitUsage,
+			stderr: []string{`-exclude: pattern "": empty; give a gitignore pattern`},
+		},
+		{
 			name:   "unknown format",
 			args:   []string{"--repo", dir, "--budget", "2000", "--format", "yaml", "x"},
 			code:   exitUsage,

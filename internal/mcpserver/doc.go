@@ -13,7 +13,9 @@
 //   - select_context: the repository files and definitions a task needs,
 //     rendered as one markdown prompt, plus the structured selection (each
 //     file with its granularity, line ranges and the definitions shown,
-//     and what was left out), taken from slicer.Selection's fields.
+//     and what was left out), taken from slicer.Selection's fields;
+//     include and exclude patterns scope it, so that a second call can
+//     ask for what comes after the files a first one showed.
 //   - count_tokens: exact token counts of a text and/or files, with a
 //     model's tokenizer (an estimate for non-OpenAI models) or an encoding.
 //   - fit_text: a text trimmed to a budget at line boundaries, keeping its

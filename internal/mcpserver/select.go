@@ -13,10 +13,12 @@ import (
 
 // SelectInput is the input of select_context.
 type SelectInput struct {
-	Task   string `json:"task" jsonschema:"the task the context is for, as the user gave it: a bug report, a change to make, a failing test or stack trace; paths, identifiers and quoted strings in it steer the selection"`
-	Budget int    `json:"budget,omitempty" jsonschema:"tokens the whole result may take; default: what this client accepts (10000 for Codex, 20000 for Claude Code, 10000 otherwise); the result is also kept under the client's byte limit"`
-	Model  string `json:"model,omitempty" jsonschema:"model whose tokenizer counts the budget and whose context window bounds it, e.g. gpt-5.5 or claude-opus-5-5; default: the client's"`
-	Repo   string `json:"repo,omitempty" jsonschema:"repository directory, absolute or relative to the client's root; default: the client's root, else the server's working directory"`
+	Task    string   `json:"task" jsonschema:"the task the context is for, as the user gave it: a bug report, a change to make, a failing test or stack trace; paths, identifiers and quoted strings in it steer the selection"`
+	Budget  int      `json:"budget,omitempty" jsonschema:"tokens the whole result may take; default: what this client accepts (10000 for Codex, 20000 for Claude Code, 10000 otherwise); the result is also kept under the client's byte limit"`
+	Model   string   `json:"model,omitempty" jsonschema:"model whose tokenizer counts the budget and whose context window bounds it, e.g. gpt-5.5 or claude-opus-5-5; default: the client's"`
+	Repo    string   `json:"repo,omitempty" jsonschema:"repository directory, absolute or relative to the client's root; default: the client's root, else the server's working directory"`
+	Include []string `json:"include,omitempty" jsonschema:"show only files matching one of these gitignore patterns, e.g. pkg/api/ or *.py; every file still counts for the ranking"`
+	Exclude []string `json:"exclude,omitempty" jsonschema:"never show files matching these gitignore patterns, even when the task names them: e.g. the files you have already read, to get the next most relevant ones, or *_test.go"`
 }
 
 // SelectOutput is the result of select_context.
@@ -57,7 +59,7 @@ type LineRange struct {
 // LeftOut says what a selection left out.
 type LeftOut struct {
 	Files      int      `json:"files" jsonschema:"files that matched the task but did not fit the budget"`
-	Best       []string `json:"best,omitempty" jsonschema:"the best-ranked of them: ask again with a larger budget, or read them directly"`
+	Best       []string `json:"best,omitempty" jsonschema:"the best-ranked of them: ask again with a larger budget or with exclude naming the files shown, or read them directly"`
 	Unreadable []string `json:"unreadable,omitempty" jsonschema:"files that could not be read, with the reason"`
 }
 
@@ -67,7 +69,8 @@ budget whole, as their relevant definitions, or as signatures. Returns one markd
 of opening files one by one, and the structured selection: each file with its line ranges, and what was left
 out. The whole result stays within the budget, which defaults to what this client accepts (Codex keeps
 about 10,000 tokens of a tool result, Claude Code 25,000 tokens or 50,000 characters); pass a budget to ask
-for less, or for more when the client allows it. The first call on a repository indexes it (seconds on a
+for less, or for more when the client allows it; to see what comes next, call again with exclude naming the
+files already shown (include and exclude take gitignore patterns: pkg/api/, *_test.go). The first call on a repository indexes it (seconds on a
 large one); later calls reuse the index and refresh it when files change. Fails when the task alone exceeds
 the budget: then cut it with split_task.`
 
@@ -98,7 +101,7 @@ func (s *Server) selectContext(ctx context.Context, req *mcp.CallToolRequest, in
 		return SelectOutput{}, "", err
 	}
 	out, _, err := fitResult(limit, lim.maxBytes, cn.c, func(b int) (SelectOutput, error) {
-		sel, err := selectFiles(ctx, ix, task, cn.c, b)
+		sel, err := selectFiles(ctx, ix, task, cn.c, &slicer.SelectOptions{Budget: b, Include: in.Include, Exclude: in.Exclude})
 		if err != nil {
 			if errors.Is(err, slicer.ErrTaskTooLarge) && b < limit {
 				return SelectOutput{}, fmt.Errorf("%w (the budget was lowered from %d to fit the result's JSON under the client's limit of %d bytes)", err, limit, lim.maxBytes)

@@ -223,6 +223,37 @@ func TestSelectContext(t *testing.T) {
 	}
 }
 
+// TestSelectContextNext: a second call that excludes the files the first
+// showed gets the next ones, none of the first; include scopes a call.
+func TestSelectContextNext(t *testing.T) {
+	dir := testRepo(t)
+	s := testServer(t, dir)
+	cs := connect(t, s, "test", "")
+	args := SelectInput{Task: "retry.Do drops the request body after the first attempt; fix it", Budget: 700}
+	first := decode[SelectOutput](t, call(t, cs, "select_context", args))
+	if len(first.Files) == 0 {
+		t.Fatal("the first call shows no file")
+	}
+	shown := map[string]bool{}
+	for _, f := range first.Files {
+		shown[f.Path] = true
+		args.Exclude = append(args.Exclude, "/"+f.Path)
+	}
+	next := decode[SelectOutput](t, call(t, cs, "select_context", args))
+	if len(next.Files) == 0 {
+		t.Fatalf("the second call shows nothing; the first showed %v", args.Exclude)
+	}
+	for _, f := range next.Files {
+		if shown[f.Path] {
+			t.Errorf("the second call shows %s again", f.Path)
+		}
+	}
+	only := decode[SelectOutput](t, call(t, cs, "select_context", SelectInput{Task: args.Task, Budget: 700, Include: []string{next.Files[0].Path}}))
+	if len(only.Files) != 1 || only.Files[0].Path != next.Files[0].Path {
+		t.Errorf("include %s: files %+v", next.Files[0].Path, only.Files)
+	}
+}
+
 // TestSelectClientLimits checks the default budget per client and that a
 // result never exceeds the client's byte limit, whatever the budget.
 func TestSelectClientLimits(t *testing.T) {
@@ -377,6 +408,7 @@ func TestSelectErrors(t *testing.T) {
 		{"budget too small", SelectInput{Task: "fix retry", Budget: 5}, "task alone exceeds the budget"},
 		{"task over budget", SelectInput{Task: strings.Repeat("the retry drops the body ", 400), Budget: 1000}, "task alone exceeds the budget"},
 		{"empty task", SelectInput{Task: "  "}, "no task"},
+		{"bad pattern", SelectInput{Task: "fix retry", Exclude: []string{"#x"}}, `exclude: pattern "#x"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantToolError(t, call(t, cs, "select_context", tc.args), tc.want)

@@ -21,10 +21,12 @@ type selection struct {
 	leftOut      LeftOut
 }
 
-// selectFiles runs the selection over ix for task within b tokens of c.
-func selectFiles(ctx context.Context, ix *index.Index, task string, c budget.Counter, b int) (*selection, error) {
+// selectFiles runs the selection over ix for task with opts, counted by c.
+func selectFiles(ctx context.Context, ix *index.Index, task string, c budget.Counter, opts *slicer.SelectOptions) (*selection, error) {
 	// Explain keeps the best unselected candidates, which left_out names.
-	sel, err := slicer.Select(ctx, ix, task, c, &slicer.SelectOptions{Budget: b, Explain: true})
+	o := *opts
+	o.Explain = true
+	sel, err := slicer.Select(ctx, ix, task, c, &o)
 	if err != nil {
 		return nil, err
 	}
