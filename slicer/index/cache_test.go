@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -360,4 +361,180 @@ func TestIndexStatFastPath(t *testing.T) {
 	if want := hashBlob([]byte("package a\n\nfunc F() {}\n")); grown.Blob != want || grown.Status != Modified {
 		t.Errorf("grown.go: blob %s status %v; want %s, modified", grown.Blob, grown.Status, want)
 	}
+}
+
+// TestCacheLazy: a loaded entry is decoded when asked for, written back
+// as it was when not (a stale one too, within the stale bound), and one
+// that does not decode is a miss that a new entry replaces.
+func TestCacheLazy(t *testing.T) {
+	dir := t.TempDir()
+	good := &cacheEntry{Lang: "go", Tokens: 7, Symbols: []Symbol{{Name: "F", Kind: "function", Start: 1, End: 2}}, Refs: []string{"x"}}
+	stale := &cacheEntry{Lang: "python", Tokens: 3}
+	var buf bytes.Buffer
+	if err := encodeCache(&buf, "v", &cacheData{
+		Entries: map[string]*cacheEntry{"good/go": good, "stale/python": stale},
+		Raw:     map[string][]byte{"bad/go": []byte("\x02go\x00\x07\xff")}, // a symbol count past the end
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c := openCache(dir, "repo", "v", t.Logf)
+	if err := os.WriteFile(c.path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = openCache(dir, "repo", "v", t.Logf)
+	if len(c.old.Raw) != 3 || len(c.old.Entries) != 0 {
+		t.Fatalf("loaded %d raw and %d decoded entries, want 3 and 0", len(c.old.Raw), len(c.old.Entries))
+	}
+	if e, ok := c.get("good/go"); !ok || !cmp.Equal(e, good) {
+		t.Errorf("get(good/go) = %+v, %v; want %+v", e, ok, good)
+	}
+	if len(c.decoded) != 1 {
+		t.Errorf("%d entries decoded after one get, want 1", len(c.decoded))
+	}
+	if e, ok := c.get("bad/go"); ok {
+		t.Errorf("get(bad/go) = %+v: an entry that does not decode must be a miss", e)
+	}
+	fixed := &cacheEntry{Lang: "go", Tokens: 9}
+	c.put("bad/go", fixed)
+	if err := c.save(map[string]bool{"good/go": true, "bad/go": true}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(c.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := decodeCache(data, "v")
+	if err != nil {
+		t.Fatalf("the saved cache does not decode: %v", err)
+	}
+	want := map[string]*cacheEntry{"good/go": good, "stale/python": stale, "bad/go": fixed}
+	if diff := cmp.Diff(want, m.Entries); diff != "" {
+		t.Errorf("saved entries (-want +got)\n%s", diff)
+	}
+}
+
+// TestCacheStaleBound: a save keeps as many stale entries as are in use,
+// and at least minStaleEntries, and every entry in use.
+func TestCacheStaleBound(t *testing.T) {
+	for _, tc := range []struct{ inUse, stale, want int }{
+		{10, 100, 100},
+		{10, minStaleEntries + 50, minStaleEntries},
+		{minStaleEntries + 7, 2 * minStaleEntries, minStaleEntries + 8}, // in use: the 7 more and the new entry
+	} {
+		dir := t.TempDir()
+		d := &cacheData{Raw: map[string][]byte{}}
+		inUse := map[string]bool{}
+		payload := appendEntry(nil, &cacheEntry{Lang: "go", Tokens: 1})
+		for i := range tc.inUse + tc.stale {
+			k := fmt.Sprintf("%08d/go", i)
+			d.Raw[k] = payload
+			if i < tc.inUse {
+				inUse[k] = true
+			}
+		}
+		var buf bytes.Buffer
+		if err := encodeCache(&buf, "v", d); err != nil {
+			t.Fatal(err)
+		}
+		c := openCache(dir, "repo", "v", t.Logf)
+		if err := os.WriteFile(c.path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c = openCache(dir, "repo", "v", t.Logf)
+		c.put("new/go", &cacheEntry{Lang: "go"}) // a save writes only when something was added
+		inUse["new/go"] = true
+		if err := c.save(inUse); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(c.path)
+		m, err := loadCache(data, "v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		stale := 0
+		for k := range m.Raw {
+			if !inUse[k] {
+				stale++
+			}
+		}
+		for k := range inUse {
+			if _, ok := m.Raw[k]; !ok {
+				t.Errorf("in use %d, stale %d: entry %s in use was dropped", tc.inUse, tc.stale, k)
+				break
+			}
+		}
+		if stale != tc.want {
+			t.Errorf("in use %d, stale %d: kept %d stale, want %d", tc.inUse, tc.stale, stale, tc.want)
+		}
+	}
+}
+
+// FuzzDecodeEntry: an entry's bytes, which a run decodes only when it
+// needs the entry, decode or fail cleanly, and what decodes encodes back
+// to bytes that decode to the same entry.
+func FuzzDecodeEntry(f *testing.F) {
+	f.Add(appendEntry(nil, &cacheEntry{Lang: "go", Tokens: 3, Symbols: []Symbol{{Name: "F", Kind: "function", Start: 1, End: 2, Signature: "func F()"}}, Refs: []string{"x"}}))
+	f.Add(appendEntry(nil, &cacheEntry{NotUTF8: true, BadByte: 70000}))
+	f.Add([]byte("\x02go\x00\x07\xff"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		e, err := decodeEntry(raw, map[string]string{})
+		if err != nil {
+			return
+		}
+		again, err := decodeEntry(appendEntry(nil, e), map[string]string{})
+		if err != nil {
+			t.Fatalf("re-encoded entry does not decode: %v", err)
+		}
+		if !cmp.Equal(e, again) {
+			t.Fatalf("round trip: %+v, then %+v", e, again)
+		}
+	})
+}
+
+// BenchmarkCacheLoad opens a cache of 2,600 entries in use and 50,000
+// stale ones (moby's worktrees at many commits, before the stale bound)
+// and reads the entries in use: lazily, as openCache does, and decoding
+// every entry, as the loader did before cache format 5.
+func BenchmarkCacheLoad(b *testing.B) {
+	const inUse, stale = 2600, 50000
+	d := &cacheData{Entries: map[string]*cacheEntry{}}
+	var syms []Symbol
+	for i := range 12 {
+		syms = append(syms, Symbol{Name: fmt.Sprintf("Func%d", i), Kind: "function", Start: i * 10, End: i*10 + 8, Signature: fmt.Sprintf("func Func%d(ctx context.Context, id string) error", i)})
+	}
+	refs := []string{"context", "Context", "errors", "New", "fmt", "Errorf", "strings", "TrimSpace"}
+	for i := range inUse + stale {
+		d.Entries[fmt.Sprintf("%040x/go", i)] = &cacheEntry{Lang: "go", Tokens: 900, Symbols: syms, Refs: refs}
+	}
+	var buf bytes.Buffer
+	if err := encodeCache(&buf, "v", d); err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	c := openCache(dir, "repo", "v", b.Logf)
+	if err := os.WriteFile(c.path, buf.Bytes(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("cache file: %d MB", buf.Len()>>20)
+	b.Run("lazy", func(b *testing.B) {
+		for b.Loop() {
+			c := openCache(dir, "repo", "v", b.Logf)
+			for i := range inUse {
+				if _, ok := c.get(fmt.Sprintf("%040x/go", i)); !ok {
+					b.Fatal("miss")
+				}
+			}
+		}
+	})
+	b.Run("eager", func(b *testing.B) {
+		for b.Loop() {
+			data, err := os.ReadFile(c.path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := decodeCache(data, "v"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
