@@ -70,9 +70,9 @@ of opening files one by one, and the structured selection: each file with its li
 out. The whole result stays within the budget, which defaults to what this client accepts (Codex keeps
 about 10,000 tokens of a tool result, Claude Code 25,000 tokens or 50,000 characters); pass a budget to ask
 for less, or for more when the client allows it; to see what comes next, call again with exclude naming the
-files already shown (include and exclude take gitignore patterns: pkg/api/, *_test.go). The first call on a repository indexes it (seconds on a
-large one); later calls reuse the index and refresh it when files change. Fails when the task alone exceeds
-the budget: then cut it with split_task.`
+files already shown (include and exclude take gitignore patterns: pkg/api/, *_test.go). The first call on a
+repository indexes it (seconds on a large one); later calls reuse the index and refresh it when files change.
+Fails when the task alone exceeds the budget: then cut it with split_task.`
 
 func (s *Server) addSelect() {
 	addTool(s, &mcp.Tool{Name: "select_context", Title: "Select repository context", Description: selectDescription}, s.selectContext)
