@@ -42,6 +42,8 @@ type Options struct {
 	// Parallelism bounds the extraction workers; 0 means GOMAXPROCS.
 	Parallelism int
 	// CacheDir holds the extraction cache; "" means os.UserCacheDir()/ctxtrim.
+	// The cache owns its index-*.bin and index-*.tmp files and trim.txt
+	// there: it deletes those of repositories unused for 30 days.
 	CacheDir string
 	// NoCache neither reads nor writes the cache.
 	NoCache bool

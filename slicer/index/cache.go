@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"time"
 )
 
 // The extraction cache.
@@ -157,9 +158,20 @@ type cache struct {
 func openCache(dir, id, version string, logf func(string, ...any)) *cache {
 	sum := sha256.Sum256([]byte(id))
 	c := newCache(filepath.Join(dir, "index-"+hex.EncodeToString(sum[:12])+".bin"), version)
-	data, err := os.ReadFile(c.path)
+	now := time.Now()
+	trimCache(dir, c.path, now, logf)
+	f, err := os.Open(c.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c
+	}
+	var data []byte
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = f.Stat(); err == nil {
+			markUsed(c.path, fi.ModTime(), now)
+			data, err = io.ReadAll(f)
+		}
+		f.Close()
 	}
 	if err != nil {
 		logf("cache %s: %v (rebuilding)", c.path, err)

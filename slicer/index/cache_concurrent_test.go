@@ -58,7 +58,7 @@ func TestCacheConcurrentProcesses(t *testing.T) {
 		}
 	}
 
-	left, _ := filepath.Glob(filepath.Join(cacheDir, "*"))
+	left, _ := filepath.Glob(filepath.Join(cacheDir, "index-*")) // and the trim stamp
 	if len(left) != 1 || !strings.HasSuffix(left[0], ".bin") {
 		t.Fatalf("cache directory holds %v, want one index-*.bin", left)
 	}

@@ -165,6 +165,7 @@ func TestIndexCache(t *testing.T) {
 
 	// NoCache: neither reads nor writes.
 	os.Remove(cacheFile)
+	os.Remove(filepath.Join(cacheDir, cacheTrimStamp))
 	if _, err := New(ctx, &Options{Dir: dir, CacheDir: cacheDir, NoCache: true}); err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,10 @@
 //     indexed lexically: its identifier-like words.
 //  5. Cache. Results are cached by blob hash + language in one file per
 //     repository under the user cache directory, versioned by the queries,
-//     classifiers and grammar module; a warm run reads no unchanged file.
+//     classifiers and grammar module; a warm run reads no unchanged file
+//     and decodes only the entries it needs. A repository's file keeps as
+//     many entries of other commits as are in use (at least 5,000), and
+//     files of repositories not indexed for 30 days are deleted (cachetrim.go).
 //
 // Per-file problems never fail the build; only an unusable directory or a
 // cancelled context does. The library prints nothing and holds no
