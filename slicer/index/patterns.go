@@ -12,7 +12,9 @@ import (
 // any depth, "docs/" every file under a directory named docs, "/cmd" only
 // the top-level one, "pkg/**/api" through any directories, and a "!" line
 // takes back what an earlier one matched (though not under a matched
-// directory, as in git). The same rules, one implementation.
+// directory, as in git). A pattern also matches the path it spells
+// literally ("pages/[id].tsx" that file, not pages/i.tsx). The same
+// rules, one implementation.
 type Patterns struct {
 	rules []ignoreRule
 }
@@ -31,8 +33,35 @@ func ParsePatterns(patterns []string) (Patterns, error) {
 			return Patterns{}, fmt.Errorf("pattern %q: one pattern per line", p)
 		}
 		ps.rules = append(ps.rules, ignoreRule{p: gitignore.ParsePattern(p, nil), src: p})
+		if lit := escapeGlob(p); lit != p {
+			// The path itself, too: a caller that names a file it has seen
+			// (Next.js's pages/[id].tsx, SvelteKit's [...slug]) means that
+			// file, not a character class.
+			ps.rules = append(ps.rules, ignoreRule{p: gitignore.ParsePattern(lit, nil), src: p})
+		}
 	}
 	return ps, nil
+}
+
+// escapeGlob escapes the glob characters of p after a leading "!", so that
+// p matches the path it spells.
+func escapeGlob(p string) string {
+	neg := strings.HasPrefix(p, "!")
+	body := strings.TrimPrefix(p, "!")
+	if !strings.ContainsAny(body, `*?[\`) {
+		return p
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('!')
+	}
+	for _, r := range body {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Empty reports whether there are no patterns.

@@ -6,7 +6,7 @@ import (
 )
 
 func TestPatternsMatch(t *testing.T) {
-	paths := []string{"main.go", "main_test.go", "pkg/api/api.go", "pkg/api/api_test.go", "docs/guide.md", "web/docs/x.md", "cmd/tool/main.go", "tools/cmd/x.go", "#notes.md"}
+	paths := []string{"main.go", "main_test.go", "pkg/api/api.go", "pkg/api/api_test.go", "docs/guide.md", "web/docs/x.md", "cmd/tool/main.go", "tools/cmd/x.go", "#notes.md", "pages/[id].tsx", "pages/i.tsx", "routes/[...slug]/page.ts"}
 	tests := []struct {
 		patterns []string
 		want     []string // the paths that match
@@ -20,6 +20,10 @@ func TestPatternsMatch(t *testing.T) {
 		{[]string{"pkg/", "!pkg/api/api.go"}, []string{"pkg/api/api.go", "pkg/api/api_test.go"}}, // as in git: not under a matched directory
 		{[]string{"*.go", "!*_test.go"}, []string{"main.go", "pkg/api/api.go", "cmd/tool/main.go", "tools/cmd/x.go"}},
 		{[]string{`\#notes.md`}, []string{"#notes.md"}},
+		{[]string{"pages/[id].tsx"}, []string{"pages/[id].tsx", "pages/i.tsx"}}, // the class, and the path it spells
+		{[]string{"/routes/[...slug]/"}, []string{"routes/[...slug]/page.ts"}},
+		{[]string{"pages/", "!pages/[id].tsx"}, []string{"pages/[id].tsx", "pages/i.tsx"}}, // as in git: not under a matched directory
+		{[]string{"*.tsx", "!pages/[id].tsx"}, nil},
 		{[]string{"*.md", "!/web"}, []string{"docs/guide.md", "#notes.md"}},
 		{nil, nil},
 	}
