@@ -160,18 +160,12 @@ func openCache(dir, id, version string, logf func(string, ...any)) *cache {
 	c := newCache(filepath.Join(dir, "index-"+hex.EncodeToString(sum[:12])+".bin"), version)
 	now := time.Now()
 	trimCache(dir, c.path, now, logf)
-	f, err := os.Open(c.path)
+	data, err := os.ReadFile(c.path) // sized from the file, read once
 	if errors.Is(err, os.ErrNotExist) {
 		return c
 	}
-	var data []byte
-	if err == nil {
-		var fi os.FileInfo
-		if fi, err = f.Stat(); err == nil {
-			markUsed(c.path, fi.ModTime(), now)
-			data, err = io.ReadAll(f)
-		}
-		f.Close()
+	if fi, serr := os.Stat(c.path); err == nil && serr == nil {
+		markUsed(c.path, fi.ModTime(), now)
 	}
 	if err != nil {
 		logf("cache %s: %v (rebuilding)", c.path, err)
