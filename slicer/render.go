@@ -18,6 +18,7 @@ type renderer struct {
 	format string
 	task   string
 	noTask bool   // leave the task out of the text (the builder places it)
+	none   string // why no file could be selected, when none could: for the note
 	repo   string // short description of the repository, for the note
 }
 
@@ -46,6 +47,8 @@ func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Context from %s, selected by ctxtrim for the task above: ", r.repo)
 	switch {
+	case len(views) == 0 && len(maps) == 0 && omitted == 0 && r.none != "":
+		b.WriteString(r.none)
 	case len(views) == 0 && len(maps) == 0 && omitted == 0:
 		b.WriteString("no file matched the task")
 	case len(views) == 0 && len(maps) == 0:

@@ -168,6 +168,13 @@ type Selection struct {
 	Redactions []Redaction
 	// Skipped lists files that could not be read; they are left out.
 	Skipped []index.Skip
+	// Nothing says why no file could be shown, when none could: the
+	// index holds none, or none is in the Include and Exclude scope. It
+	// is "" otherwise, also when files could be shown and none matched.
+	Nothing string
+	// UnmatchedInclude lists the Include patterns that match no file of
+	// the index: a typo, or a scope that is not in this repository.
+	UnmatchedInclude []string
 }
 
 // explainFiles is how many unselected candidates Explain keeps.
@@ -258,6 +265,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	task = strings.TrimRight(task, "\n\r\t ")
 	r := newRenderer(format, task, ix)
 	r.noTask = opts.NoTask
+	none, unmatched := nothingToSelect(ix, include, exclude, opts.Include)
 	// Every format holds the same selection: it is sized by the dearer
 	// of the two prompt formats. Paths and JSON carry it to tools, which
 	// render their own prompt; sizing by JSON's escapes too cost the
@@ -269,6 +277,9 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 		sz := newRenderer(f, task, ix)
 		sz.noTask = opts.NoTask
 		sizing = append(sizing, sz)
+	}
+	for _, x := range append([]*renderer{r}, sizing...) {
+		x.none = none
 	}
 	p = &packer{
 		ix: ix, c: c, read: read, root: root, r: r, sizing: sizing,
@@ -298,7 +309,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 		return nil, nil, nil, err
 	}
 	keepSiblings(q, stats)
-	sel = &Selection{}
+	sel = &Selection{Nothing: none, UnmatchedInclude: unmatched}
 	for i := range stats {
 		if stats[i].err != nil {
 			sel.Skipped = append(sel.Skipped, index.Skip{Path: ix.Files[i].Path, Reason: stats[i].err.Error()})
@@ -327,6 +338,52 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	p.q, p.stats = q, stats
 	logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
 	return p, rk, sel, nil
+}
+
+// nothingToSelect returns why no file of ix can be shown, or "" when
+// some can, for the note: a prompt without context must not say that
+// nothing matched the task when there was nothing to match. It also
+// returns the include patterns (raw, as given) that match no file.
+func nothingToSelect(ix *index.Index, include, exclude index.Patterns, raw []string) (string, []string) {
+	if len(ix.Files) == 0 {
+		return "the repository holds no file to select from", nil
+	}
+	if include.Empty() && exclude.Empty() {
+		return "", nil
+	}
+	// Each include pattern alone, to name the ones that match nothing; a
+	// negated one only takes back what another matched.
+	single := make([]index.Patterns, len(raw))
+	hit := make([]bool, len(raw))
+	left := 0
+	for i, s := range raw {
+		single[i], _ = index.ParsePatterns([]string{s}) // prepare parsed them all
+		hit[i] = strings.HasPrefix(s, "!")
+		if !hit[i] {
+			left++
+		}
+	}
+	inScope := false
+	for i := 0; i < len(ix.Files) && (left > 0 || !inScope); i++ {
+		p := ix.Files[i].Path
+		for k := range single {
+			if !hit[k] && single[k].Match(p) {
+				hit[k] = true
+				left--
+			}
+		}
+		inScope = inScope || !exclude.Match(p) && (include.Empty() || include.Match(p))
+	}
+	var unmatched []string
+	for k, h := range hit {
+		if !h {
+			unmatched = append(unmatched, raw[k])
+		}
+	}
+	if !inScope {
+		return "no file is in the scope of the include and exclude patterns", unmatched
+	}
+	return "", unmatched
 }
 
 // remoteSet returns the repository's remote URLs, normalized; empty

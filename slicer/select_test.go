@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -180,10 +181,51 @@ func TestSelectFitsAndIsDeterministic(t *testing.T) {
 // include and exclude patterns, every file in the prompt or its map is in
 // scope, the prompt still fits, and a file out of scope is never shown
 // though the task names it. A bad pattern is an error naming it.
+// TestSelectNothing: a prompt without context says why. An empty index
+// (an empty work tree, or every file ignored) and a scope that holds no
+// file must not read "no file matched the task", which sends a user or an
+// agent rewording a task that had nothing to match.
+func TestSelectNothing(t *testing.T) {
+	c := testCounter(t)
+	repo := map[string]string{"retry/retry.go": "package retry\n\n// Do retries.\nfunc Do() {}\n"}
+	for _, tc := range []struct {
+		name      string
+		files     map[string]string
+		include   []string
+		exclude   []string
+		task      string
+		nothing   string // "" when files could be shown
+		note      string
+		unmatched []string
+	}{
+		{"empty index", map[string]string{}, nil, nil, "retry the request", "the repository holds no file to select from", "the repository holds no file to select from", nil},
+		{"empty index, with patterns", map[string]string{}, []string{"pkg/"}, nil, "retry", "the repository holds no file to select from", "holds no file", nil},
+		{"no word matches", repo, nil, nil, "zebra quagga", "", "no file matched the task", nil},
+		{"include matches nothing", repo, []string{"retyr/"}, nil, "retry", "no file is in the scope of the include and exclude patterns", "no file is in the scope", []string{"retyr/"}},
+		{"one include of two matches", repo, []string{"retyr/", "retry/"}, nil, "retry", "", "retry/retry.go", []string{"retyr/"}},
+		{"a negated include is not unmatched", repo, []string{"retry/", "!retry/x.go"}, nil, "retry", "", "retry/retry.go", nil},
+		{"exclude takes everything", repo, nil, []string{"*"}, "retry", "no file is in the scope of the include and exclude patterns", "no file is in the scope", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ix, read := memIndex(t, tc.files)
+			sel, err := Select(context.Background(), ix, tc.task, c, &SelectOptions{Budget: 400, ReadFile: read, Include: tc.include, Exclude: tc.exclude})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sel.Nothing != tc.nothing || !strings.Contains(sel.Text, tc.note) || !slices.Equal(sel.UnmatchedInclude, tc.unmatched) {
+				t.Errorf("Nothing %q, UnmatchedInclude %q, text %q; want %q, %q, text holding %q", sel.Nothing, sel.UnmatchedInclude, sel.Text, tc.nothing, tc.unmatched, tc.note)
+			}
+			if sel.Tokens > 400 || sel.Tokens != c.Count(sel.Text) {
+				t.Errorf("Tokens %d for a text of %d, budget 400", sel.Tokens, c.Count(sel.Text))
+			}
+		})
+	}
+}
+
 func TestSelectScope(t *testing.T) {
 	c := testCounter(t)
 	r := rand.New(rand.NewPCG(3, 4))
-	pool := []string{"*.go", "pkg/", "/internal", "vendor/", "f1*.go", "!pkg/", "**/x/*.go", "/f2.go"}
+	pool := []string{"*.go", "pkg/", "/internal", "vendor/", "f1*.go", "!pkg/", "**/x/*.go", "/f2.go", "nowhere/"}
 	pick := func() []string {
 		var ps []string
 		for range r.IntN(3) {
@@ -222,6 +264,30 @@ func TestSelectScope(t *testing.T) {
 			if !in(f.Path) {
 				t.Fatalf("trial %d: include %q exclude %q: %s is shown", trial, opts.Include, opts.Exclude, f.Path)
 			}
+		}
+		// Nothing says so exactly when no file is in scope, and the note
+		// says it; each include pattern that alone matches no file (a
+		// negated one matches nothing by itself) is reported.
+		anyIn := false
+		for p := range files {
+			anyIn = anyIn || in(p)
+		}
+		if (sel.Nothing == "") != anyIn || !strings.Contains(sel.Note, sel.Nothing) {
+			t.Fatalf("trial %d: include %q exclude %q: a file in scope %v, Nothing %q, note %q", trial, opts.Include, opts.Exclude, anyIn, sel.Nothing, sel.Note)
+		}
+		var unmatched []string
+		for _, pat := range opts.Include {
+			one, _ := index.ParsePatterns([]string{pat})
+			hit := strings.HasPrefix(pat, "!")
+			for p := range files {
+				hit = hit || one.Match(p)
+			}
+			if !hit {
+				unmatched = append(unmatched, pat)
+			}
+		}
+		if !slices.Equal(sel.UnmatchedInclude, unmatched) {
+			t.Fatalf("trial %d: include %q: UnmatchedInclude = %q, want %q", trial, opts.Include, sel.UnmatchedInclude, unmatched)
 		}
 	}
 	for _, bad := range []SelectOptions{{Include: []string{""}}, {Exclude: []string{"#x"}}} {

@@ -168,6 +168,18 @@ func runSelect(e *env, args []string) error {
 		return err
 	}
 	reportSelectSkips(e, task, append(append([]index.Skip(nil), ix.Skipped...), sel.Skipped...), *verbose)
+	for _, p := range sel.UnmatchedInclude {
+		fmt.Fprintf(e.stderr, "ctxtrim: -include %q matches no file of %s\n", p, dir)
+	}
+	if sel.Nothing != "" {
+		// A prompt of the task alone is a result, not an error, but
+		// seldom what was meant: the wrong directory, or a typo.
+		why := ""
+		if len(sel.UnmatchedInclude) == 0 && len(ix.Skipped) > 0 && len(ix.Files) == 0 {
+			why = fmt.Sprintf(" (%d left out: binary, too large or unreadable; -v lists them)", len(ix.Skipped))
+		}
+		fmt.Fprintf(e.stderr, "ctxtrim: %s: %s%s: the prompt is the task alone\n", dir, sel.Nothing, why)
+	}
 	if n := len(sel.Redactions); n > 0 && explain.mode != "json" { // JSON lists them itself
 		var where []string
 		for _, r := range sel.Redactions {

@@ -41,7 +41,8 @@ func TestSelectCLI(t *testing.T) {
 		stdout     []string // substrings of stdout
 		notStdout  []string
 		stderr     []string // substrings of stderr
-		exactPaths string   // when set, stdout must equal it
+		notStderr  []string
+		exactPaths string // when set, stdout must equal it
 	}{
 		{
 			name:       "default command reads stdin, paths format",
@@ -49,6 +50,7 @@ func TestSelectCLI(t *testing.T) {
 			stdin:      "retry on 503 loses the request body",
 			code:       exitOK,
 			exactPaths: "retry/retry.go\t1-4\n",
+			notStderr:  []string{"matches no file", "the task alone"},
 		},
 		{
 			name:   "select subcommand, task as arguments, markdown",
@@ -97,6 +99,23 @@ func TestSelectCLI(t *testing.T) {
 			exactPaths: "cache/cache.go\t1-4\n",
 		},
 		{
+			name:       "an include that matches no file is named",
+			args:       []string{"--repo", dir, "--budget", "2000", "--format", "paths", "-include", "retyr/", "-include", "/cache"},
+			stdin:      "retry on 503 loses the request body in the cache",
+			code:       exitOK,
+			exactPaths: "cache/cache.go\t1-4\n",
+			stderr:     []string{`ctxtrim: -include "retyr/" matches no file of ` + dir + "\n"},
+			notStderr:  []string{"/cache", "the task alone"},
+		},
+		{
+			name:   "a scope that holds no file says so",
+			args:   []string{"--repo", dir, "--budget", "2000", "-include", "retyr/"},
+			stdin:  "retry on 503 loses the request body",
+			code:   exitOK,
+			stdout: []string{"selected by ctxtrim for the task above: no file is in the scope of the include and exclude patterns."},
+			stderr: []string{`-include "retyr/" matches no file`, ": no file is in the scope of the include and exclude patterns: the prompt is the task alone"},
+		},
+		{
 			name:   "bad pattern",
 			args:   []string{"--repo", dir, "--budget", "2000", "-include", "*.go", "-exclude", "", "x"},
 			code:   exitUsage,
@@ -141,7 +160,38 @@ func TestSelectCLI(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", s, stderr.String())
 				}
 			}
+			for _, s := range tc.notStderr {
+				if strings.Contains(stderr.String(), s) {
+					t.Errorf("stderr has %q:\n%s", s, stderr.String())
+				}
+			}
 		})
+	}
+}
+
+// TestSelectEmptyRepository: a repository with no file to select from
+// (an empty work tree, the wrong directory, every file left out) gives
+// the task alone, exit 0 for the pipe, and says so on stderr, with how
+// many files were left out and how to list them.
+func TestSelectEmptyRepository(t *testing.T) {
+	isolateConfig(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	txtartest.Git(t, dir, "init", "-q")
+	stdout, stderr, code := runBuf(t, "", "-C", dir, "-budget", "1000", "retry", "the", "request")
+	if code != exitOK || !strings.Contains(stdout, "the repository holds no file to select from.") {
+		t.Fatalf("exit %d, stdout %q; want the task alone, saying why", code, stdout)
+	}
+	want := "ctxtrim: " + dir + ": the repository holds no file to select from: the prompt is the task alone\n"
+	if stderr != want {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "blob.bin"), []byte("a\x00b"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, _ = runBuf(t, "", "-C", dir, "-budget", "1000", "retry")
+	if !strings.Contains(stderr, "holds no file to select from (1 left out: binary, too large or unreadable; -v lists them)") {
+		t.Errorf("stderr %q does not say a file was left out", stderr)
 	}
 }
 

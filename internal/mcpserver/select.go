@@ -30,6 +30,10 @@ type SelectOutput struct {
 	Files        []SelectedFile `json:"files" jsonschema:"the files in the prompt, best first"`
 	LeftOut      LeftOut        `json:"left_out" jsonschema:"what matched the task but is not in the prompt"`
 	Index        string         `json:"index" jsonschema:"built (first call on this repository), rebuilt (files changed since the last call) or reused"`
+	// UnmatchedInclude is slicer.Selection.UnmatchedInclude: a typo the
+	// agent can correct, which the prompt's note names only when no file
+	// at all is left in scope.
+	UnmatchedInclude []string `json:"unmatched_include,omitempty" jsonschema:"include patterns that match no file of the repository"`
 }
 
 // SelectedFile is one file in a selection.
@@ -110,7 +114,7 @@ func (s *Server) selectContext(ctx context.Context, req *mcp.CallToolRequest, in
 		}
 		return SelectOutput{
 			Prompt: sel.prompt, PromptTokens: sel.promptTokens, Budget: limit, Repo: ix.Root,
-			Files: sel.files, LeftOut: sel.leftOut, Index: state,
+			Files: sel.files, LeftOut: sel.leftOut, Index: state, UnmatchedInclude: sel.unmatched,
 		}, nil
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -249,8 +250,13 @@ func TestSelectContextNext(t *testing.T) {
 		}
 	}
 	only := decode[SelectOutput](t, call(t, cs, "select_context", SelectInput{Task: args.Task, Budget: 700, Include: []string{next.Files[0].Path}}))
-	if len(only.Files) != 1 || only.Files[0].Path != next.Files[0].Path {
-		t.Errorf("include %s: files %+v", next.Files[0].Path, only.Files)
+	if len(only.Files) != 1 || only.Files[0].Path != next.Files[0].Path || only.UnmatchedInclude != nil {
+		t.Errorf("include %s: files %+v, unmatched %q", next.Files[0].Path, only.Files, only.UnmatchedInclude)
+	}
+	// A mistyped include is named, so that the agent can correct it.
+	typo := decode[SelectOutput](t, call(t, cs, "select_context", SelectInput{Task: args.Task, Budget: 700, Include: []string{next.Files[0].Path, "retyr/"}}))
+	if len(typo.Files) != 1 || !slices.Equal(typo.UnmatchedInclude, []string{"retyr/"}) {
+		t.Errorf("include %s and retyr/: files %+v, unmatched %q", next.Files[0].Path, typo.Files, typo.UnmatchedInclude)
 	}
 }
 

@@ -19,6 +19,7 @@ type selection struct {
 	promptTokens int    // its exact count
 	files        []SelectedFile
 	leftOut      LeftOut
+	unmatched    []string // include patterns that match no file
 }
 
 // selectFiles runs the selection over ix for task with opts, counted by c.
@@ -38,7 +39,7 @@ func selectFiles(ctx context.Context, ix *index.Index, task string, c budget.Cou
 // the line ranges it shows and, given as excerpts, the definitions chosen;
 // what was left out, the best of it by name.
 func fromSelection(sel *slicer.Selection) *selection {
-	out := &selection{prompt: sel.Text, promptTokens: sel.Tokens, files: []SelectedFile{}, leftOut: LeftOut{Files: sel.Omitted}}
+	out := &selection{prompt: sel.Text, promptTokens: sel.Tokens, files: []SelectedFile{}, leftOut: LeftOut{Files: sel.Omitted}, unmatched: sel.UnmatchedInclude}
 	add := func(s slicer.Selected) {
 		f := SelectedFile{Path: s.Path, Granularity: string(s.Granularity), Tokens: s.Tokens}
 		for _, r := range s.Ranges {
