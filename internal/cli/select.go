@@ -175,8 +175,12 @@ func runSelect(e *env, args []string) error {
 		// A prompt of the task alone is a result, not an error, but
 		// seldom what was meant: the wrong directory, or a typo.
 		why := ""
-		if len(sel.UnmatchedInclude) == 0 && len(ix.Skipped) > 0 && len(ix.Files) == 0 {
-			why = fmt.Sprintf(" (%d left out: binary, too large or unreadable; -v lists them)", len(ix.Skipped))
+		if len(ix.Files) == 0 && len(ix.Skipped) > 0 {
+			reasons := map[string]int{}
+			for _, s := range ix.Skipped {
+				reasons[s.Reason]++
+			}
+			why = fmt.Sprintf(" (%d left out: %s; -v lists them)", len(ix.Skipped), byCount(reasons))
 		}
 		fmt.Fprintf(e.stderr, "ctxtrim: %s: %s%s: the prompt is the task alone\n", dir, sel.Nothing, why)
 	}

@@ -190,7 +190,7 @@ func TestSelectEmptyRepository(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, _ = runBuf(t, "", "-C", dir, "-budget", "1000", "retry")
-	if !strings.Contains(stderr, "holds no file to select from (1 left out: binary, too large or unreadable; -v lists them)") {
+	if !strings.Contains(stderr, "holds no file to select from (1 left out: binary 1; -v lists them)") {
 		t.Errorf("stderr %q does not say a file was left out", stderr)
 	}
 }
