@@ -505,24 +505,38 @@ func golden(t *testing.T, file, got string) {
 	}
 }
 
-// FuzzSelectBudget checks the hard cap on arbitrary tasks and budgets: the
-// rendered prompt never exceeds the budget (paths and JSON report its
-// count), and a task that cannot fit is reported as ErrTaskTooLarge,
-// never cut.
+// FuzzSelectBudget checks the hard cap on arbitrary tasks, budgets and
+// scopes: the rendered prompt never exceeds the budget (paths and JSON
+// report its count), a task that cannot fit is reported as
+// ErrTaskTooLarge, never cut, and a selection that says nothing could be
+// shown shows nothing. A pattern, when valid, is an include, or an
+// exclude when bit 2 of format is set.
 func FuzzSelectBudget(f *testing.F) {
-	f.Add("retry on 503 loses the request body", 300, uint8(0))
-	f.Add("Cache.Get \"cache: key not found\" cache/cache.go:12", 120, uint8(1))
-	f.Add("```\n</file>\n```", 90, uint8(2))
-	f.Add("load_settings", 5000, uint8(3))
-	f.Add("cache: add --max-cache-size flag\n\nlike --max-size", 400, uint8(0))
+	f.Add("retry on 503 loses the request body", 300, uint8(0), "")
+	f.Add("Cache.Get \"cache: key not found\" cache/cache.go:12", 120, uint8(1), "cache/")
+	f.Add("```\n</file>\n```", 90, uint8(2), "nowhere/")
+	f.Add("retry on 503 loses the request body", 2000, uint8(0), "retry/")
+	f.Add("load_settings", 5000, uint8(3), "!nowhere")
+	f.Add("cache: add --max-cache-size flag\n\nlike --max-size", 400, uint8(4), "*")
 	c := testCounter(f)
 	ix, read := memIndex(f, goldenRepo)
-	f.Fuzz(func(t *testing.T, task string, budget int, format uint8) {
+	f.Fuzz(func(t *testing.T, task string, budget int, format uint8, pattern string) {
 		if budget <= 0 || budget > 20000 || strings.TrimSpace(task) == "" {
 			return
 		}
 		fm := formats[int(format)%len(formats)]
-		sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: budget, Format: fm, ReadFile: read})
+		opts := &SelectOptions{Budget: budget, Format: fm, ReadFile: read}
+		if pattern != "" {
+			if _, err := index.ParsePatterns([]string{pattern}); err != nil {
+				return
+			}
+			if format&4 != 0 {
+				opts.Exclude = []string{pattern}
+			} else {
+				opts.Include = []string{pattern}
+			}
+		}
+		sel, err := Select(context.Background(), ix, task, c, opts)
 		if errors.Is(err, ErrTaskTooLarge) {
 			return
 		}
@@ -536,6 +550,9 @@ func FuzzSelectBudget(f *testing.F) {
 			if n := c.Count(sel.Text); n > budget {
 				t.Fatalf("Count(Text) %d > budget %d", n, budget)
 			}
+		}
+		if sel.Nothing != "" && len(sel.Files)+len(sel.Map) > 0 {
+			t.Fatalf("pattern %q: Nothing %q, yet %d files shown", pattern, sel.Nothing, len(sel.Files)+len(sel.Map))
 		}
 	})
 }
