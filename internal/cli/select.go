@@ -286,8 +286,10 @@ func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits, forCo
 		Candidates []slicer.Selected  `json:"left_out"`
 		Omitted    int                `json:"omitted"`
 		Redactions []slicer.Redaction `json:"redactions"`
+		Nothing    string             `json:"nothing,omitempty"`
+		Unmatched  []string           `json:"unmatched_include,omitempty"`
 		ForCodex   *codex.Plan        `json:"for_codex,omitempty"`
-	}{win, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions, forCodex}
+	}{win, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions, sel.Nothing, sel.UnmatchedInclude, forCodex}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	enc.Encode(out)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -215,6 +216,35 @@ func TestSelectCLIExplainJSON(t *testing.T) {
 	}
 	if got.Breakdown.Budget != 2000 || got.Tokens > 2000 || len(got.Files) == 0 || got.Files[0].Path != "retry/retry.go" || got.Files[0].Signals.Score <= 0 {
 		t.Errorf("explain JSON = %+v", got)
+	}
+	// What the warnings say on stderr, the report carries for tools.
+	for _, tc := range []struct {
+		include   []string
+		nothing   string
+		unmatched []string
+	}{
+		{[]string{"retyr/", "retry/"}, "", []string{"retyr/"}},
+		{[]string{"retyr/"}, "no file is in the scope of the include and exclude patterns", []string{"retyr/"}},
+		{[]string{"retry/"}, "", nil},
+	} {
+		args := []string{"--repo", dir, "--budget", "2000", "--explain=json"}
+		for _, p := range tc.include {
+			args = append(args, "-include", p)
+		}
+		stderr.Reset()
+		if code := Run(append(args, "retry"), nil, &stdout, &stderr); code != exitOK {
+			t.Fatalf("include %q: exit %d: %s", tc.include, code, stderr.String())
+		}
+		var rep struct {
+			Nothing   string
+			Unmatched []string `json:"unmatched_include"`
+		}
+		if err := json.Unmarshal(stderr.Bytes()[bytes.IndexByte(stderr.Bytes(), '{'):], &rep); err != nil {
+			t.Fatalf("include %q: explain JSON: %v\n%s", tc.include, err, stderr.String())
+		}
+		if rep.Nothing != tc.nothing || !slices.Equal(rep.Unmatched, tc.unmatched) {
+			t.Errorf("include %q: nothing %q, unmatched_include %q; want %q, %q", tc.include, rep.Nothing, rep.Unmatched, tc.nothing, tc.unmatched)
+		}
 	}
 }
 
