@@ -330,7 +330,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 		n := len(rk)
 		rk = slices.DeleteFunc(rk, func(r ranked) bool {
 			p := ix.Files[r.file].Path
-			return exclude.Match(p) || !include.Empty() && !include.Match(p)
+			return !inScope(include, exclude, p)
 		})
 		logf("scope: %d of %d ranked files left out by include and exclude patterns", n-len(rk), n)
 	}
@@ -338,6 +338,12 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	p.q, p.stats = q, stats
 	logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
 	return p, rk, sel, nil
+}
+
+// inScope reports whether the file at path p may be shown: it matches an
+// include pattern, if any, and no exclude pattern.
+func inScope(include, exclude index.Patterns, p string) bool {
+	return !exclude.Match(p) && (include.Empty() || include.Match(p))
 }
 
 // nothingToSelect returns why no file of ix can be shown, or "" when
@@ -363,8 +369,8 @@ func nothingToSelect(ix *index.Index, include, exclude index.Patterns, raw []str
 			left++
 		}
 	}
-	inScope := false
-	for i := 0; i < len(ix.Files) && (left > 0 || !inScope); i++ {
+	anyIn := false
+	for i := 0; i < len(ix.Files) && (left > 0 || !anyIn); i++ {
 		p := ix.Files[i].Path
 		for k := range single {
 			if !hit[k] && single[k].Match(p) {
@@ -372,7 +378,7 @@ func nothingToSelect(ix *index.Index, include, exclude index.Patterns, raw []str
 				left--
 			}
 		}
-		inScope = inScope || !exclude.Match(p) && (include.Empty() || include.Match(p))
+		anyIn = anyIn || inScope(include, exclude, p)
 	}
 	var unmatched []string
 	for k, h := range hit {
@@ -380,7 +386,7 @@ func nothingToSelect(ix *index.Index, include, exclude index.Patterns, raw []str
 			unmatched = append(unmatched, raw[k])
 		}
 	}
-	if !inScope {
+	if !anyIn {
 		return "no file is in the scope of the include and exclude patterns", unmatched
 	}
 	return "", unmatched

@@ -120,7 +120,7 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 
 func summarize(ix *index.Index, elapsed time.Duration) *indexSummary {
 	s := &indexSummary{Root: ix.Root, Head: ix.Head, Files: len(ix.Files), Languages: map[string]int{},
-		Classes: map[string]int{}, Status: map[string]int{}, Skipped: map[string]int{},
+		Classes: map[string]int{}, Status: map[string]int{},
 		Elapsed: elapsed.Round(time.Millisecond).String()}
 	for _, f := range ix.Files {
 		lang := f.Lang
@@ -135,10 +135,17 @@ func summarize(ix *index.Index, elapsed time.Duration) *indexSummary {
 		s.Symbols += len(f.Symbols)
 		s.Tokens += f.Tokens
 	}
-	for _, k := range ix.Skipped {
-		s.Skipped[k.Reason]++
-	}
+	s.Skipped = skipCounts(ix.Skipped)
 	return s
+}
+
+// skipCounts counts skipped files by reason.
+func skipCounts(skips []index.Skip) map[string]int {
+	n := map[string]int{}
+	for _, k := range skips {
+		n[k.Reason]++
+	}
+	return n
 }
 
 // byCount renders a count map as "a 3, b 2", largest first.

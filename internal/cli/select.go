@@ -176,11 +176,7 @@ func runSelect(e *env, args []string) error {
 		// seldom what was meant: the wrong directory, or a typo.
 		why := ""
 		if len(ix.Files) == 0 && len(ix.Skipped) > 0 {
-			reasons := map[string]int{}
-			for _, s := range ix.Skipped {
-				reasons[s.Reason]++
-			}
-			why = fmt.Sprintf(" (%d left out: %s; -v lists them)", len(ix.Skipped), byCount(reasons))
+			why = fmt.Sprintf(" (%d left out: %s; -v lists them)", len(ix.Skipped), byCount(skipCounts(ix.Skipped)))
 		}
 		fmt.Fprintf(e.stderr, "ctxtrim: %s: %s%s: the prompt is the task alone\n", dir, sel.Nothing, why)
 	}
