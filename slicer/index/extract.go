@@ -24,8 +24,15 @@ const (
 	// file; the bound keeps the cache and memory small.
 	maxRefs = 4096
 	// parseTimeoutMicros stops tree-sitter on pathological input (deeply
-	// nested generated code); such a file is then indexed lexically.
-	parseTimeoutMicros = 2_000_000
+	// nested generated code); such a file is then indexed lexically, and
+	// the cache keeps that. tree-sitter's limit is wall-clock time, so it
+	// must leave room for a loaded machine: at 2 s, googletest's gtest.h
+	// (830 KB, which fmt kept in its tree; about 1 s to parse on an idle
+	// core) timed out beside five busy processes, and the selection
+	// changed with the load and then stayed changed through the cache.
+	// Files over the index's size limit (1 MiB) are never parsed, so no
+	// ordinary file comes near 10 s.
+	parseTimeoutMicros = 10_000_000
 )
 
 // scopeKinds are the definition kinds that make a nested "function" a
