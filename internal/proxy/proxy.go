@@ -120,9 +120,12 @@ type Proxy struct {
 	mu       sync.Mutex
 	learned  map[string]int // lower-case model → window stated by an overflow error
 
-	// Test hooks: the jitter source and the wait.
+	// Test hooks: the jitter source, the wait and the clock that
+	// measures it (a test's clock moves with its waits alone, so a
+	// Retry-After's remainder does not depend on the machine's load).
 	rand  func() float64
 	sleep func(ctx context.Context, d time.Duration) error
+	now   func() time.Time
 }
 
 type targetKey struct {
@@ -150,7 +153,7 @@ func New(opts *Options) (*Proxy, error) {
 	if opts.Budget < 0 || opts.MaxBody < 0 {
 		return nil, fmt.Errorf("negative budget (%d) or body limit (%d)", opts.Budget, opts.MaxBody)
 	}
-	p := &Proxy{upstream: u, opts: *opts, learned: map[string]int{}, rand: rand.Float64, sleep: sleepCtx}
+	p := &Proxy{upstream: u, opts: *opts, learned: map[string]int{}, rand: rand.Float64, sleep: sleepCtx, now: time.Now}
 	p.fit = fitter{step: opts.Step, hopts: opts.History}
 	switch {
 	case opts.StickyBytes == 0:
@@ -279,7 +282,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "ok\n")
 		return
 	}
-	ex := &exchange{start: time.Now(), route: routeOf(r), method: r.Method, path: r.URL.Path}
+	ex := &exchange{start: p.now(), route: routeOf(r), method: r.Method, path: r.URL.Path}
 	defer func() {
 		if v := recover(); v != nil {
 			if ex.err == "" {
@@ -481,7 +484,7 @@ func (p *Proxy) roundTrip(req *http.Request) (*http.Response, error) {
 			if sched == nil {
 				sched = newSchedule(p.opts.Retry, Chain(ex.model, p.opts.Fallback), ex.start)
 			}
-			next, wait, ok := sched.next(ex.sent, a.RetryAfter, time.Now(), p.rand())
+			next, wait, ok := sched.next(ex.sent, a.RetryAfter, p.now(), p.rand())
 			if !ok {
 				if len(sched.chain) > 1 {
 					ex.notes = append(ex.notes, fmt.Sprintf("capacity: gave up after %d attempts", ex.attempts))
@@ -571,7 +574,7 @@ type readCloser struct {
 func (p *Proxy) modifyResponse(resp *http.Response) error {
 	if ex, _ := resp.Request.Context().Value(ctxKey{}).(*exchange); ex != nil {
 		ex.status = resp.StatusCode
-		ex.ttfb = time.Since(ex.start)
+		ex.ttfb = p.now().Sub(ex.start)
 	}
 	return nil
 }
@@ -647,7 +650,7 @@ func (p *Proxy) logLine(ex *exchange) {
 	if ex.attempts > 1 {
 		fmt.Fprintf(&b, " attempts=%d", ex.attempts)
 	}
-	fmt.Fprintf(&b, " latency=%v", time.Since(ex.start).Round(time.Millisecond))
+	fmt.Fprintf(&b, " latency=%v", p.now().Sub(ex.start).Round(time.Millisecond))
 	if ex.ttfb > 0 && ex.stream {
 		fmt.Fprintf(&b, " ttfb=%v", ex.ttfb.Round(time.Millisecond))
 	}
