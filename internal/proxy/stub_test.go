@@ -39,7 +39,10 @@ type stub struct {
 	retryAfter string
 	events     int           // SSE events per streamed answer; 0 means 5
 	eventGap   time.Duration // pause between events
-	eventSize  int           // bytes of filler per event
+	// hold, when set, keeps a stream after its first event until it is
+	// closed: what the client reads before then the proxy did not buffer.
+	hold      chan struct{}
+	eventSize int // bytes of filler per event
 
 	mu      sync.Mutex
 	records []stubRecord
@@ -205,6 +208,13 @@ func (s *stub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		fmt.Fprintf(w, "event: delta\ndata: {\"seq\":%d,\"hash\":%q,\"fill\":%q}\n\n", i, rec.Hash, filler)
 		fl.Flush()
+		if i == 0 && s.hold != nil {
+			select {
+			case <-s.hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if s.eventGap > 0 {
 			select {
 			case <-time.After(s.eventGap):
