@@ -53,8 +53,10 @@ const classifierVersion = 6
 // extractVersion is bumped when extraction code (not a query: those are
 // hashed into cacheVersion) changes what it finds. 2: Lua parses are
 // serialized, so results cached while two could race are dropped. 3: Go
-// lines ignore //line directives.
-const extractVersion = 3
+// lines ignore //line directives. 4: a parse is cut after 10 s, not 2 s,
+// so files indexed lexically because a loaded machine cut them are parsed
+// again.
+const extractVersion = 4
 
 // cacheMagic opens every cache file.
 const cacheMagic = "ctxtrim-index-cache\n"

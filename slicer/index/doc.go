@@ -43,7 +43,9 @@
 //     parser and query cursor, runs per-language queries (extract_queries.go)
 //     for definitions and references; Go goes through go/parser instead,
 //     ten times faster and fuzzed against the queries. Other text is
-//     indexed lexically: its identifier-like words.
+//     indexed lexically: its identifier-like words, as is a file whose
+//     parse tree-sitter cuts (its only limit is wall-clock time, 10 s:
+//     parseTimeoutMicros).
 //  5. Cache. Results are cached by blob hash + language in one file per
 //     repository under the user cache directory, versioned by the queries,
 //     classifiers and grammar module; a warm run reads no unchanged file
