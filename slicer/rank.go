@@ -170,7 +170,7 @@ func classFactor(c index.Class) float64 {
 		return 0.35
 	case index.Generated:
 		return 0.1 // regenerate, don't edit
-	case index.Fixture:
+	case index.Fixture, index.Data:
 		return 0.1
 	case index.Vendored:
 		return 0.03 // someone else's code

@@ -45,7 +45,7 @@ type indexFile struct {
 var classNames = map[index.Class]string{
 	index.Source: "source", index.Test: "test", index.Doc: "doc", index.Config: "config",
 	index.Vendored: "vendored", index.Generated: "generated", index.Lock: "lock",
-	index.Minified: "minified", index.Fixture: "fixture",
+	index.Minified: "minified", index.Fixture: "fixture", index.Data: "data",
 }
 
 func statusName(s index.Status) string {

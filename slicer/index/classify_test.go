@@ -98,6 +98,33 @@ func TestClassifyPath(t *testing.T) {
 		{"phpunit.xml.dist", Config},
 		{"build.xml", Config},
 		{"config/app.yaml", Config},
+		{"checkstyle.xml", Config},
+		{"lib/gson-formatting-styles.xml", Config},
+		{"app/src/main/AndroidManifest.xml", Config},
+		{"phpstan.neon", Config},
+		{".idea/runConfigurations/Lint.xml", Config},
+		{".vscode/launch.json", Config},
+		{".vscode/tasks.js", Config}, // settings even in a code file
+		{"tests/fixtures/feed.xml", Test},
+		{"packages/Newtonsoft.Json.4.5.11/lib/net40/Newtonsoft.Json.xml", Vendored},
+		{"packages/Microsoft.AspNet.Mvc.3.0.20105.1/tools/install.ps1", Vendored},
+		{"packages/Serilog.2.0.0-beta-1/lib/Serilog.xml", Vendored},
+		{"packages/vite/src/node/config.ts", Source}, // a monorepo's own package
+		{"packages/repositories.config", Config},
+		{"src/packages/io.2/x.go", Source}, // not <id>.<major>.<minor>
+		{"benchsuite/runs/2016-09-17/raw.csv", Data},
+		{"requests/cacert.pem", Data},
+		{"artwork/logo.svg", Data},
+		{"db/migrations/001_init.sql", Source},
+		{"tests/data/rows.csv", Test},
+		{"crates/grep/UNLICENSE", Doc},
+		{"debian/copyright", Doc},
+		{"packaging/debian/rules", Config},
+		{"packaging/debian/control", Config},
+		{".clang-format", Config},
+		{".mailmap", Config},
+		{".eslintrc.js", Source}, // code by its extension
+		{"Jenkinsfile", Config},
 	} {
 		if got := ClassifyPath(tc.path); got != tc.want {
 			t.Errorf("ClassifyPath(%q) = %s, want %s", tc.path, className(got), className(tc.want))

@@ -69,6 +69,7 @@ const (
 	Lock                   // dependency lock files
 	Minified               // minified bundles
 	Fixture                // large test fixtures and data
+	Data                   // data that is not code: tables, logs, certificates, images as text
 )
 
 // Symbol is one definition in a source file.

@@ -292,7 +292,7 @@ func appendBytes(t *testing.T, p string, b []byte) {
 }
 
 func className(c Class) string {
-	return [...]string{"source", "test", "doc", "config", "vendored", "generated", "lock", "minified", "fixture"}[c]
+	return [...]string{"source", "test", "doc", "config", "vendored", "generated", "lock", "minified", "fixture", "data"}[c]
 }
 
 func statusString(s Status) string {
