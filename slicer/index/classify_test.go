@@ -125,6 +125,12 @@ func TestClassifyPath(t *testing.T) {
 		{".mailmap", Config},
 		{".eslintrc.js", Source}, // code by its extension
 		{"Jenkinsfile", Config},
+		{"support/C++.sublime-syntax", Config},
+		{"dist/axios.js", Generated}, // a bundler's output
+		{"dist/node/axios.cjs", Generated},
+		{"dist/esm/axios.js.map", Generated},
+		{"dist/install.sh", Source}, // not a bundle
+		{"distribution/app.js", Source},
 	} {
 		if got := ClassifyPath(tc.path); got != tc.want {
 			t.Errorf("ClassifyPath(%q) = %s, want %s", tc.path, className(got), className(tc.want))
