@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -105,5 +106,34 @@ func TestExampleRanksAsTest(t *testing.T) {
 		if got := isExample(tc.path); got != tc.want {
 			t.Errorf("isExample(%q) = %v, want %v", tc.path, got, tc.want)
 		}
+	}
+}
+
+// TestChangelogRanksAsData: a changelog repeats past tasks' words, so it
+// ranks below prose that explains the code, by the data factor; a file
+// merely named like one in a package (history.go) is source.
+func TestChangelogRanksAsData(t *testing.T) {
+	files := map[string]string{
+		"CHANGES.md":       strings.Repeat("- Fixed the retry backoff so a 503 with Retry-After waits as told.\n", 30),
+		"docs/retry.md":    "# Retries\n\nThe client retries a 503 after the backoff, or as Retry-After says.\n",
+		"retry.go":         "package client\n\n// backoff is the wait before a retry.\nfunc backoff(n int) int { return n * 2 }\n",
+		"history/store.go": "package history\n\n// Store keeps the retry history.\ntype Store struct{ n int }\n",
+	}
+	ix, read := memIndex(t, files)
+	rk := rankTask(t, ix, read, "the retry backoff ignores Retry-After on a 503")
+	factor := map[string]float64{}
+	place := map[string]int{}
+	for k, r := range rk {
+		p := ix.Files[r.file].Path
+		factor[p], place[p] = r.signals.Class, k
+	}
+	if got, want := factor["CHANGES.md"], classFactor(index.Data); got != want {
+		t.Errorf("CHANGES.md ranks with class factor %v, want the data factor %v", got, want)
+	}
+	if got := factor["history/store.go"]; got != 1 {
+		t.Errorf("history/store.go ranks with class factor %v, want 1 (source)", got)
+	}
+	if place["CHANGES.md"] < place["docs/retry.md"] {
+		t.Errorf("CHANGES.md ranked %d, above docs/retry.md (%d)", place["CHANGES.md"], place["docs/retry.md"])
 	}
 }
