@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -308,6 +309,11 @@ func isConfig(dirs []string, lower string) bool {
 	switch lower {
 	case "jenkinsfile":
 		return true
+	}
+	if path.Ext(lower) == ".xml" && slices.Contains(dirs, "res") {
+		// An Android resource (res/layout/, res/values/, res/drawable/) is
+		// the app's interface, which a UI task edits: source.
+		return false
 	}
 	switch path.Ext(lower) {
 	case ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".properties", ".json", ".jsonc", ".json5", ".editorconfig", ".env", ".gradle", ".cmake", ".mk", ".bazel", ".bzl",

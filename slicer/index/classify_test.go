@@ -101,6 +101,7 @@ func TestClassifyPath(t *testing.T) {
 		{"checkstyle.xml", Config},
 		{"lib/gson-formatting-styles.xml", Config},
 		{"app/src/main/AndroidManifest.xml", Config},
+		{"app/src/main/res/layout/activity_login.xml", Source}, // an Android interface
 		{"phpstan.neon", Config},
 		{".idea/runConfigurations/Lint.xml", Config},
 		{".vscode/launch.json", Config},
