@@ -92,8 +92,9 @@
 //     files, as a share of their commits, weighted by their scores.
 //   - dirty: modified, staged or untracked files (weightDirty).
 //   - class: classFactor of the file's class; tests 0.45, docs 0.3,
-//     vendored 0.03 and so on. Sources under an examples directory rank
-//     as tests, and a Go doc.go without definitions as documentation.
+//     data 0.1, vendored 0.03 and so on. Sources under an examples
+//     directory rank as tests, a Go doc.go without definitions as
+//     documentation, and a changelog as data.
 //   - pair: a test and its source (retry.go ↔ retry_test.go, test_x.py,
 //     x.spec.ts, FooTest.java, tests/x.py) each get pairShare of the
 //     other's explicit mention (its path, file name or a stack frame in
