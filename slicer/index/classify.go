@@ -358,13 +358,16 @@ func isConfig(dirs []string, lower string) bool {
 	return strings.HasPrefix(lower, "dockerfile.") || strings.HasSuffix(lower, ".dockerfile") || strings.HasPrefix(lower, ".env")
 }
 
-// isDataFile names formats that hold data rather than code or prose.
+// isDataFile names the formats that make a large file under a test
+// directory a fixture: data (isData), and XML and SQL, which there are
+// recorded documents and dumps rather than settings or migrations.
 func isDataFile(base string) bool {
-	switch strings.ToLower(path.Ext(base)) {
-	case ".csv", ".tsv", ".jsonl", ".ndjson", ".har", ".xml", ".sql", ".dump", ".log", ".parquet":
+	lower := strings.ToLower(base)
+	switch path.Ext(lower) {
+	case ".xml", ".sql":
 		return true
 	}
-	return false
+	return isData(lower)
 }
 
 // isData names text formats that hold data and no code, wherever they
