@@ -350,3 +350,21 @@ func TestBinaryHead(t *testing.T) {
 		})
 	}
 }
+
+// FuzzClassifyPath: any path classifies without a panic, the same way
+// twice, and anything under vendor/ is vendored whatever its name says.
+func FuzzClassifyPath(f *testing.F) {
+	for _, p := range []string{"main.go", "dist/axios.js", "packages/Newtonsoft.Json.4.5.11/lib/x.xml", ".idea/x.xml",
+		"debian/rules", ".clang-format", "res/layout/a.xml", "CHANGES", "a/b/", "", "/", "packages/", "packages/1.2.3"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		c := ClassifyPath(p)
+		if again := ClassifyPath(p); again != c {
+			t.Fatalf("ClassifyPath(%q) = %s, then %s", p, className(c), className(again))
+		}
+		if got := ClassifyPath("vendor/" + p); got != Vendored {
+			t.Fatalf("ClassifyPath(%q) = %s, want vendored", "vendor/"+p, className(got))
+		}
+	})
+}
