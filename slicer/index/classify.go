@@ -223,7 +223,10 @@ func isTestPath(dirs []string, lower string) bool {
 			// A bundled Google Test or Mock (fmt kept gtest/ and gmock/ at its
 			// root): test support, often fused into a gtest-all.cc and a
 			// gtest.h of 10–20k lines whose words match any task.
-			"gtest", "gmock", "googletest", "googlemock":
+			"gtest", "gmock", "googletest", "googlemock",
+			// Helpers only tests use: Go's internal/testutil, Jest's
+			// manual mocks.
+			"testutil", "testutils", "test_utils", "test-utils", "testhelpers", "__mocks__":
 			return true
 		}
 	}

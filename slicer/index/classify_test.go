@@ -133,6 +133,9 @@ func TestClassifyPath(t *testing.T) {
 		{"dist/esm/axios.js.map", Generated},
 		{"dist/install.sh", Source}, // not a bundle
 		{"distribution/app.js", Source},
+		{"internal/testutil/daemon.go", Test}, // helpers only tests use
+		{"src/__mocks__/fs.js", Test},
+		{"pkg/testutils/netns.go", Test},
 	} {
 		if got := ClassifyPath(tc.path); got != tc.want {
 			t.Errorf("ClassifyPath(%q) = %s, want %s", tc.path, className(got), className(tc.want))
