@@ -205,13 +205,7 @@ func isGeneratedName(lower string) bool {
 func isBuildOutput(dirs []string, lower string) bool {
 	switch path.Ext(lower) {
 	case ".js", ".mjs", ".cjs", ".css", ".map":
-	default:
-		return false
-	}
-	for _, d := range dirs {
-		if d == "dist" {
-			return true
-		}
+		return slices.Contains(dirs, "dist")
 	}
 	return false
 }
