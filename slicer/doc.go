@@ -91,7 +91,7 @@
 //   - cochange: how often the file changed with the coChangeSeeds best
 //     files, as a share of their commits, weighted by their scores.
 //   - dirty: modified, staged or untracked files (weightDirty).
-//   - class: classFactor of the file's class; tests 0.45, docs 0.3,
+//   - class: classFactor of the file's class; tests 0.3, docs 0.3,
 //     data 0.1, vendored 0.03 and so on. Sources under an examples
 //     directory rank as tests, a Go doc.go without definitions as
 //     documentation, and a changelog as data.

@@ -137,3 +137,23 @@ func TestChangelogRanksAsData(t *testing.T) {
 		t.Errorf("CHANGES.md ranked %d, above docs/retry.md (%d)", place["CHANGES.md"], place["docs/retry.md"])
 	}
 }
+
+// TestTestRanksBelowSource: a test repeats its subject's words in every
+// case, so by words alone it outscores the code a task changes; its class
+// factor keeps it below a source that matches the same words once.
+func TestTestRanksBelowSource(t *testing.T) {
+	files := map[string]string{
+		"backoff/wait.go":       "package backoff\n\n// Wait sleeps between attempts, with jitter.\nfunc Wait(n int) int {\n\treturn spread(n)\n}\n\nfunc spread(n int) int { return n }\n",
+		"client/client_test.go": "package client\n\n" + strings.Repeat("// TestJitter: the retry jitter between attempts after a 503 is applied.\nfunc TestJitterX(t *testing.T) { get(t) }\n", 6),
+		"cmd/main.go":           "package main\n\nfunc main() { run() }\n\nfunc run() {}\n",
+	}
+	ix, read := memIndex(t, files)
+	rk := rankTask(t, ix, read, "jitter is not applied between attempts after a 503")
+	var got []string
+	for _, r := range rk {
+		got = append(got, ix.Files[r.file].Path)
+	}
+	if len(got) < 2 || got[0] != "backoff/wait.go" || got[1] != "client/client_test.go" {
+		t.Errorf("ranked %v, want backoff/wait.go, then client/client_test.go", got)
+	}
+}
