@@ -93,8 +93,9 @@
 //   - dirty: modified, staged or untracked files (weightDirty).
 //   - class: classFactor of the file's class; tests 0.3, docs 0.3,
 //     data 0.1, vendored 0.03 and so on. Sources under an examples
-//     directory rank as tests, a Go doc.go without definitions as
-//     documentation, and a changelog as data.
+//     directory rank as tests, a Go doc.go without definitions and a
+//     shell completion script without an extension as documentation,
+//     and a changelog as data.
 //   - pair: a test and its source (retry.go ↔ retry_test.go, test_x.py,
 //     x.spec.ts, FooTest.java, tests/x.py) each get pairShare of the
 //     other's explicit mention (its path, file name or a stack frame in

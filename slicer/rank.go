@@ -206,6 +206,15 @@ func classFactor(c index.Class) float64 {
 // authors used, so it matches a task said the same way (a fix's title is
 // next to the last one's) without being context for it. As documentation
 // it was shown in 284 of the kit's 1,340 prompts at 8k.
+//
+// A shell completion script without an extension (zsh's _fd, bash's
+// docker) ranks as documentation: it lists every option of a program with
+// a line of prose each, so it matched any task about options. fd's
+// contrib/completion/_fd was in the first eight files of 22 of its 60 kit
+// prompts at 8k; ranked as documentation it won 6 tasks of fd, ripgrep
+// and urfave-cli and lost none (round 40). One with an extension (rg.zsh,
+// fd.bash) stays source: counting those too lost the one kit task that
+// was about a completion script.
 func rankClass(f *index.File) index.Class {
 	if f.Class == index.Source && len(f.Symbols) == 0 && path.Base(f.Path) == "doc.go" {
 		return index.Doc
@@ -216,7 +225,26 @@ func rankClass(f *index.File) index.Class {
 	if f.Class == index.Source && isExample(f.Path) {
 		return index.Test
 	}
+	if f.Class == index.Source && isShellCompletion(f.Path) {
+		return index.Doc
+	}
 	return f.Class
+}
+
+// isShellCompletion reports a file without an extension under a
+// directory of shell completions (completion/, completions/, complete/,
+// autocomplete/).
+func isShellCompletion(p string) bool {
+	if path.Ext(path.Base(p)) != "" {
+		return false
+	}
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		switch strings.ToLower(seg) {
+		case "completion", "completions", "complete", "autocomplete":
+			return true
+		}
+	}
+	return false
 }
 
 // isChangelog reports a changelog by its name: CHANGELOG, CHANGES,

@@ -1,6 +1,7 @@
 package slicer
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -155,5 +156,51 @@ func TestTestRanksBelowSource(t *testing.T) {
 	}
 	if len(got) < 2 || got[0] != "backoff/wait.go" || got[1] != "client/client_test.go" {
 		t.Errorf("ranked %v, want backoff/wait.go, then client/client_test.go", got)
+	}
+}
+
+// TestCompletionScriptRanksAsDoc: a shell completion script lists every
+// option with its prose, so a task about one option matches it more than
+// the code that reads the option; it ranks as documentation. One with an
+// extension, or code that generates completions, stays source.
+func TestCompletionScriptRanksAsDoc(t *testing.T) {
+	var opts strings.Builder
+	opts.WriteString("#compdef fd\n\n_fd() {\n  _arguments \\\n")
+	for _, o := range []string{"hidden", "no-ignore", "follow", "exclude", "max-depth", "type", "extension"} {
+		fmt.Fprintf(&opts, "    '--%s[search hidden files, ignore files and follow symlinks when the %s option is set]' \\\n", o, o)
+	}
+	opts.WriteString("}\n")
+	files := map[string]string{
+		"contrib/completion/_fd": opts.String(),
+		"src/cli.rs":             "pub struct Opts {\n    /// Search hidden files and directories.\n    #[arg(long = \"hidden\")]\n    pub hidden: bool,\n}\n",
+	}
+	ix, read := memIndex(t, files)
+	rk := rankTask(t, ix, read, "the --hidden option does not search hidden files")
+	var got []string
+	for _, r := range rk {
+		got = append(got, ix.Files[r.file].Path)
+	}
+	if len(got) == 0 || got[0] != "src/cli.rs" {
+		for _, r := range rk {
+			t.Logf("%s %+v", ix.Files[r.file].Path, r.signals)
+		}
+		t.Errorf("ranked %v, want src/cli.rs first", got)
+	}
+	for _, tc := range []struct {
+		path string
+		want bool
+	}{
+		{"contrib/completion/_fd", true},
+		{"complete/_rg", true},
+		{"contrib/completion/bash/docker", true},
+		{"autocomplete/bash_autocomplete", true},
+		{"crates/core/flags/complete/rg.zsh", false},
+		{"crates/core/flags/complete/zsh.rs", false},
+		{"src/completion.go", false},
+		{"bin/fd", false},
+	} {
+		if got := isShellCompletion(tc.path); got != tc.want {
+			t.Errorf("isShellCompletion(%q) = %v, want %v", tc.path, got, tc.want)
+		}
 	}
 }
