@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -235,16 +236,7 @@ func rankClass(f *index.File) index.Class {
 // directory of shell completions (completion/, completions/, complete/,
 // autocomplete/).
 func isShellCompletion(p string) bool {
-	if path.Ext(path.Base(p)) != "" {
-		return false
-	}
-	for _, seg := range strings.Split(path.Dir(p), "/") {
-		switch strings.ToLower(seg) {
-		case "completion", "completions", "complete", "autocomplete":
-			return true
-		}
-	}
-	return false
+	return path.Ext(path.Base(p)) == "" && underDir(p, "completion", "completions", "complete", "autocomplete")
 }
 
 // isChangelog reports a changelog by its name: CHANGELOG, CHANGES,
@@ -262,9 +254,14 @@ func isChangelog(p string) bool {
 // isExample reports whether p is under a directory of examples, demos or
 // samples (examples/, _examples/, example/, demo/, samples/).
 func isExample(p string) bool {
+	return underDir(p, "example", "examples", "demo", "demos", "sample", "samples")
+}
+
+// underDir reports whether a directory of p, lowercased and without a
+// leading underscore, is one of names.
+func underDir(p string, names ...string) bool {
 	for _, seg := range strings.Split(path.Dir(p), "/") {
-		switch strings.ToLower(strings.TrimPrefix(seg, "_")) {
-		case "example", "examples", "demo", "demos", "sample", "samples":
+		if slices.Contains(names, strings.ToLower(strings.TrimPrefix(seg, "_"))) {
 			return true
 		}
 	}

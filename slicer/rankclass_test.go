@@ -37,11 +37,7 @@ func TestRankSignals(t *testing.T) {
 	}
 	for _, tc := range cases {
 		rk := rankTask(t, ix, read, tc.task)
-		if len(rk) == 0 || ix.Files[rk[0].file].Path != tc.first {
-			var got []string
-			for _, r := range rk {
-				got = append(got, ix.Files[r.file].Path)
-			}
+		if got := rankedPaths(ix, rk); len(got) == 0 || got[0] != tc.first {
 			t.Errorf("%q: ranked %v, want %s first", tc.task, got, tc.first)
 		}
 		for _, r := range rk {
@@ -86,27 +82,9 @@ func TestExampleRanksAsTest(t *testing.T) {
 		"examples/etag/index.js": "// An etag example: send, etag, etag again.\nvar app = express();\napp.get('/', function(req, res){\n  res.send('etag etag etag');\n  res.set('ETag', 'etag');\n});\n",
 	}
 	ix, read := memIndex(t, files)
-	rk := rankTask(t, ix, read, "res.send sets a weak etag")
-	var got []string
-	for _, r := range rk {
-		got = append(got, ix.Files[r.file].Path)
-	}
+	got := rankedPaths(ix, rankTask(t, ix, read, "res.send sets a weak etag"))
 	if len(got) != 2 || got[0] != "lib/response.js" {
 		t.Errorf("ranked %v, want lib/response.js first", got)
-	}
-	for _, tc := range []struct {
-		path string
-		want bool
-	}{
-		{"examples/etag/index.js", true},
-		{"_examples/log/main.go", true},
-		{"docs/samples/a.py", true},
-		{"lib/example.js", false},
-		{"examplesx/a.go", false},
-	} {
-		if got := isExample(tc.path); got != tc.want {
-			t.Errorf("isExample(%q) = %v, want %v", tc.path, got, tc.want)
-		}
 	}
 }
 
@@ -149,11 +127,7 @@ func TestTestRanksBelowSource(t *testing.T) {
 		"cmd/main.go":           "package main\n\nfunc main() { run() }\n\nfunc run() {}\n",
 	}
 	ix, read := memIndex(t, files)
-	rk := rankTask(t, ix, read, "jitter is not applied between attempts after a 503")
-	var got []string
-	for _, r := range rk {
-		got = append(got, ix.Files[r.file].Path)
-	}
+	got := rankedPaths(ix, rankTask(t, ix, read, "jitter is not applied between attempts after a 503"))
 	if len(got) < 2 || got[0] != "backoff/wait.go" || got[1] != "client/client_test.go" {
 		t.Errorf("ranked %v, want backoff/wait.go, then client/client_test.go", got)
 	}
@@ -175,32 +149,47 @@ func TestCompletionScriptRanksAsDoc(t *testing.T) {
 		"src/cli.rs":             "pub struct Opts {\n    /// Search hidden files and directories.\n    #[arg(long = \"hidden\")]\n    pub hidden: bool,\n}\n",
 	}
 	ix, read := memIndex(t, files)
-	rk := rankTask(t, ix, read, "the --hidden option does not search hidden files")
-	var got []string
-	for _, r := range rk {
-		got = append(got, ix.Files[r.file].Path)
-	}
+	got := rankedPaths(ix, rankTask(t, ix, read, "the --hidden option does not search hidden files"))
 	if len(got) == 0 || got[0] != "src/cli.rs" {
-		for _, r := range rk {
-			t.Logf("%s %+v", ix.Files[r.file].Path, r.signals)
-		}
 		t.Errorf("ranked %v, want src/cli.rs first", got)
 	}
+}
+
+// TestPathRankClasses states the path rules that make a source rank as
+// another class: examples, demos and samples as tests, completion scripts
+// without an extension as documentation.
+func TestPathRankClasses(t *testing.T) {
 	for _, tc := range []struct {
+		rule string
+		is   func(string) bool
 		path string
 		want bool
 	}{
-		{"contrib/completion/_fd", true},
-		{"complete/_rg", true},
-		{"contrib/completion/bash/docker", true},
-		{"autocomplete/bash_autocomplete", true},
-		{"crates/core/flags/complete/rg.zsh", false},
-		{"crates/core/flags/complete/zsh.rs", false},
-		{"src/completion.go", false},
-		{"bin/fd", false},
+		{"example", isExample, "examples/etag/index.js", true},
+		{"example", isExample, "_examples/log/main.go", true},
+		{"example", isExample, "docs/samples/a.py", true},
+		{"example", isExample, "lib/example.js", false},
+		{"example", isExample, "examplesx/a.go", false},
+		{"completion", isShellCompletion, "contrib/completion/_fd", true},
+		{"completion", isShellCompletion, "complete/_rg", true},
+		{"completion", isShellCompletion, "contrib/completion/bash/docker", true},
+		{"completion", isShellCompletion, "autocomplete/bash_autocomplete", true},
+		{"completion", isShellCompletion, "crates/core/flags/complete/rg.zsh", false},
+		{"completion", isShellCompletion, "crates/core/flags/complete/zsh.rs", false},
+		{"completion", isShellCompletion, "src/completion.go", false},
+		{"completion", isShellCompletion, "bin/fd", false},
 	} {
-		if got := isShellCompletion(tc.path); got != tc.want {
-			t.Errorf("isShellCompletion(%q) = %v, want %v", tc.path, got, tc.want)
+		if got := tc.is(tc.path); got != tc.want {
+			t.Errorf("%s rule on %q = %v, want %v", tc.rule, tc.path, got, tc.want)
 		}
 	}
+}
+
+// rankedPaths lists the ranked files' paths, best first.
+func rankedPaths(ix *index.Index, rk []ranked) []string {
+	var out []string
+	for _, r := range rk {
+		out = append(out, ix.Files[r.file].Path)
+	}
+	return out
 }
