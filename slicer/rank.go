@@ -236,7 +236,7 @@ func rankClass(f *index.File) index.Class {
 // directory of shell completions (completion/, completions/, complete/,
 // autocomplete/).
 func isShellCompletion(p string) bool {
-	return path.Ext(path.Base(p)) == "" && underDir(p, "completion", "completions", "complete", "autocomplete")
+	return path.Ext(p) == "" && underDir(p, "completion", "completions", "complete", "autocomplete")
 }
 
 // isChangelog reports a changelog by its name: CHANGELOG, CHANGES,

@@ -238,6 +238,7 @@ func Repo(t testing.TB, ar *txtar.Archive) string {
 	}
 
 	// First pass: first occurrences, committed unless untracked.
+	committed := time.Now().Add(-time.Hour)
 	seen := map[string]bool{}
 	var later []txtar.File // second occurrences and untracked files
 	var add []string
@@ -255,7 +256,6 @@ func Repo(t testing.TB, ar *txtar.Archive) string {
 		// 1"), looked clean to git diff whenever the index was rewritten
 		// (for a staged file) after a second boundary: TestEditedLines
 		// failed so under CI's load.
-		committed := time.Now().Add(-time.Hour)
 		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(name)), committed, committed); err != nil {
 			t.Fatal(err)
 		}
