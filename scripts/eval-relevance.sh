@@ -11,11 +11,12 @@
 # line recall higher. The column "either" is the share of tasks whose lines
 # all show in ctxtrim's prompt or in BM25's: when even that is short of the
 # goal, taking the better of the two prompts task by task would not reach
-# it. Results (JSON) go to $OUT (default /tmp/ctxtrim-eval).
+# it. A second table splits lines all % by how many files the commit
+# changes. Results (JSON) go to $OUT (default /tmp/ctxtrim-eval).
 # CPU heavy: on a shared machine start with --limit 20 --jobs 1.
 set -euo pipefail
 if (( $# < 2 )); then
-  sed -n '2,14p' "$0" >&2
+  sed -n '2,15p' "$0" >&2
   exit 2
 fi
 tasks=$(realpath "$1"); repo=$(realpath "$2"); shift 2
@@ -52,5 +53,19 @@ for budget, cs in c["summary"].items():
     print(f"{budget:>7} {cs['n']:>4} | {bs['all_pct']:>9.1f} {bs['mean_line_recall']:>8.3f} | {cs['all_pct']:>12.1f} "
           f"{cs['lines_all_pct'] or 0:>10.1f} {cs['mean_line_recall']:>8.3f} {cs['mrr']:>5.3f} {cs['median_s']:>6.2f} | {either:>6.1f} | "
           f"{'ok' if good else 'MISSED'} (lines misses {miss_c:.1f}% vs <= {miss_b / 2:.1f}%)")
+# The same goal by how many files the commit changes: one-file tasks are
+# where ranking decides; several files need depth in each.
+print("lines all % by changed files (BM25 | goal):")
+for budget in c["summary"]:
+    cells = []
+    for k, label in ((1, "1"), (2, "2"), (3, "3"), (4, "4+")):
+        ts = [t for t in c["tasks"] if min(len(t["gold_files"]), 4) == k
+              and budget in t["runs"] and budget in bruns.get(t["id"], {})]
+        if not ts:
+            continue
+        lc = 100 * sum(bool(t["runs"][budget].get("all_lines")) for t in ts) / len(ts)
+        lb = 100 * sum(bool(bruns[t["id"]][budget].get("all_lines")) for t in ts) / len(ts)
+        cells.append(f"{label} file{'s' if k > 1 else ''} ({len(ts)}): {lc:.0f} ({lb:.0f} | {100 - (100 - lb) / 2:.0f})")
+    print(f"{budget:>7}  " + ", ".join(cells))
 sys.exit(0 if ok else 1)
 PY
