@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/internal/check"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -117,6 +118,9 @@ func runCheck(e *env, args []string) error {
 		return err
 	}
 	if _, ok := repoRoot(o.dir); o.stagedDiff && !ok {
+		if _, err := index.OpenRepository(o.dir); errors.Is(err, index.ErrBareRepository) {
+			return fmt.Errorf("check -staged: %s: %w", root, err)
+		}
 		return fmt.Errorf("check -staged: %s is not inside a git repository (run it there, or pass -C DIR)", root)
 	}
 	cfg, err := loadConfig(root, o.configPath)

@@ -8,6 +8,7 @@ import (
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
 	"github.com/ctxtrim/ctxtrim/slicer"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 	"github.com/ctxtrim/ctxtrim/split"
 )
 
@@ -77,6 +78,10 @@ func exitCode(err error) int {
 		return exitNoFit
 	case errors.Is(err, history.ErrBadInput):
 		return exitBadInput
+	case errors.Is(err, index.ErrBareRepository):
+		// The directory named is the wrong kind: a usage error, as a
+		// file named for -repo is.
+		return exitUsage
 	}
 	return exitError
 }

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/go-git/go-git/v5"
 )
 
 // TestCommandHelp: every command's -h (and --help) prints its help in the
@@ -51,6 +54,12 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 	if err := os.WriteFile(dir+"/a.json", []byte(`{"messages":[{"role":"user","content":"hi"}]}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Outside dir, whose .git would make it the project of anything below.
+	mirror := filepath.Join(t.TempDir(), "mirror.git")
+	if _, err := git.PlainInit(mirror, true); err != nil {
+		t.Fatal(err)
+	}
+	const bare = "mirror.git: a bare repository has no work tree; run ctxtrim in a checkout of it"
 	tests := []struct {
 		name    string
 		args    []string
@@ -80,6 +89,15 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 		{"check -repo missing", []string{"check", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
 		{"split -repo missing", []string{"split", "-budget", "100", "-staged", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: -repo /nonexistent: no such file"},
 		{"mcp -repo missing", []string{"mcp", "-repo", "/nonexistent"}, exitUsage, "", "ctxtrim: mcp: -repo /nonexistent: not a directory"},
+		// A bare repository has no files to read: every command that
+		// reads a repository says so, where it had selected git's hook
+		// samples.
+		{"select -repo bare", []string{"-repo", mirror, "-budget", "2000", "fix"}, exitUsage, "", bare},
+		{"index -repo bare", []string{"index", "-repo", mirror}, exitUsage, "", bare},
+		{"check -repo bare", []string{"check", "-repo", mirror}, exitUsage, "", bare},
+		{"check -staged-diff bare", []string{"check", "-staged-diff", "-C", mirror}, exitUsage, "", bare},
+		{"split -staged -repo bare", []string{"split", "-budget", "100", "-staged", "-repo", mirror}, exitUsage, "", bare},
+		{"mcp -repo bare", []string{"mcp", "-repo", mirror}, exitUsage, "", bare},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/internal/check"
 	"github.com/ctxtrim/ctxtrim/internal/mcpserver"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 const mcpSynopsis = "ctxtrim mcp [-C DIR] [-no-cache] [-q]"
@@ -66,6 +68,10 @@ func runMCP(e *env, args []string) error {
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return usageError(fmt.Errorf("mcp: %s %s: not a directory", dirFlag, *dir))
+	}
+	// Refused at start, not at the client's every call.
+	if _, err := index.OpenRepository(abs); errors.Is(err, index.ErrBareRepository) {
+		return usageError(fmt.Errorf("mcp: %s %s: %w", dirFlag, *dir, err))
 	}
 	cfg, err := loadConfig(abs, "")
 	if err != nil {

@@ -21,6 +21,12 @@ import (
 // This file holds the reading of the repository: the work tree and git
 // directories, the git index, and the staged changes against HEAD.
 
+// ErrBareRepository is the error for a directory that is a bare repository
+// (git clone --bare, a mirror, a server's copy): it has no work tree, and
+// ctxtrim reads the files a checkout holds, not a commit's objects. Walked as
+// a plain directory it gave git's own hook samples as the context.
+var ErrBareRepository = errors.New("a bare repository has no work tree; run ctxtrim in a checkout of it (git worktree add DIR, or git clone)")
+
 // OpenRepository opens the git repository holding dir (any directory of
 // its work tree; linked worktrees too), as every ctxtrim command does:
 // go-git's PlainOpen detecting the .git entry and following a linked
@@ -31,8 +37,15 @@ import (
 // directory, cannot reach: HEAD's commit was "object not found". Relative
 // alternate paths are read from the root of the file system, as go-git
 // reads them.
+//
+// A bare repository is ErrBareRepository: every command reads a work tree.
 func OpenRepository(dir string) (*git.Repository, error) {
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) && isBare(dir) {
+		// DetectDotGit looks only for a .git entry in dir and above, so
+		// a bare repository read as no repository at all.
+		return nil, ErrBareRepository
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -78,6 +91,8 @@ func (b *builder) open(abs string) error {
 		}
 		b.root = root
 		return nil
+	case errors.Is(err, ErrBareRepository):
+		return fmt.Errorf("index %s: %w", abs, err)
 	case errors.Is(err, git.ErrRepositoryNotExists):
 		root, err := filepath.EvalSymlinks(abs)
 		if err != nil {
@@ -89,6 +104,9 @@ func (b *builder) open(abs string) error {
 		return fmt.Errorf("open repository at %s: %w", abs, err)
 	}
 	wt, err := repo.Worktree()
+	if errors.Is(err, git.ErrIsBareRepository) {
+		return fmt.Errorf("index %s: %w", abs, ErrBareRepository)
+	}
 	if err != nil {
 		return fmt.Errorf("open work tree of %s: %w", abs, err)
 	}
@@ -102,6 +120,16 @@ func (b *builder) open(abs string) error {
 		b.indexTime = fi.ModTime()
 	}
 	return nil
+}
+
+// isBare reports whether dir is itself a bare repository's git directory.
+func isBare(dir string) bool {
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return false
+	}
+	_, err = repo.Worktree()
+	return errors.Is(err, git.ErrIsBareRepository)
 }
 
 // gitDirs returns the git directory of the work tree at root and its common

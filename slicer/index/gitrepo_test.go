@@ -2,8 +2,10 @@ package index
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +138,69 @@ func TestNotUTF8Skipped(t *testing.T) {
 		if s := skips["logo.ai"]; s.Reason != SkipBinary {
 			t.Errorf("%s: logo.ai skipped as %+v, want %q", run, s, SkipBinary)
 		}
+	}
+}
+
+// TestBareRepository: a bare repository is refused with ErrBareRepository
+// by every entry point; before, it was walked as a plain directory and
+// git's hook samples became the context. Its neighbours still open: the
+// .git directory of a work tree (the work tree is indexed) and a plain
+// directory.
+func TestBareRepository(t *testing.T) {
+	src := txtartest.Repo(t, txtar.Parse([]byte("-- retry.go --\npackage retry\n\nfunc Do() {}\n")))
+	bare := filepath.Join(t.TempDir(), "mirror.git")
+	txtartest.Git(t, filepath.Dir(bare), "clone", "-q", "--bare", src, bare)
+	empty := filepath.Join(t.TempDir(), "empty.git")
+	txtartest.Git(t, filepath.Dir(empty), "init", "-q", "--bare", empty)
+	plain := t.TempDir()
+	if err := os.WriteFile(filepath.Join(plain, "a.go"), []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tests := []struct {
+		name, dir string
+		bare      bool
+		want      string // a path listed, when not bare
+	}{
+		{"bare clone", bare, true, ""},
+		{"empty bare repository", empty, true, ""},
+		{"a work tree's .git directory", filepath.Join(src, ".git"), false, "retry.go"},
+		{"work tree", src, false, "retry.go"},
+		{"plain directory", plain, false, "a.go"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, openErr := OpenRepository(tc.dir)
+			opts := &Options{Dir: tc.dir, NoCache: true}
+			ix, newErr := New(ctx, opts)
+			fl, listErr := ListFiles(ctx, opts)
+			_, findErr := FindFiles(ctx, opts, []string{"*.go"})
+			if tc.bare {
+				for what, err := range map[string]error{"OpenRepository": openErr, "New": newErr, "ListFiles": listErr, "FindFiles": findErr} {
+					if !errors.Is(err, ErrBareRepository) {
+						t.Errorf("%s: err %v, want ErrBareRepository", what, err)
+					}
+				}
+				if newErr != nil && !strings.Contains(newErr.Error(), tc.dir) {
+					t.Errorf("New: %q does not name the directory", newErr)
+				}
+				return
+			}
+			for what, err := range map[string]error{"New": newErr, "ListFiles": listErr, "FindFiles": findErr} {
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+			}
+			if !slices.Contains(fl.Paths, tc.want) {
+				t.Errorf("ListFiles: %q, want %s among them", fl.Paths, tc.want)
+			}
+			found := false
+			for _, f := range ix.Files {
+				found = found || f.Path == tc.want
+			}
+			if !found {
+				t.Errorf("New: %s not indexed", tc.want)
+			}
+		})
 	}
 }
