@@ -77,12 +77,12 @@ func checkJSONDoc(t *testing.T, sel *Selection) {
 	}
 	for k, f := range doc.Files {
 		w := sel.Files[k]
-		if f.Path != w.Path || formatRanges(f.Ranges) != formatRanges(w.Ranges) || f.Content != w.Content {
+		if f.Path != jsonPath(w.Path) || formatRanges(f.Ranges) != formatRanges(w.Ranges) || f.Content != w.Content {
 			t.Fatalf("json file %d: %s:%s (%d bytes), want %s:%s (%d bytes)", k, f.Path, formatRanges(f.Ranges), len(f.Content), w.Path, formatRanges(w.Ranges), len(w.Content))
 		}
 	}
 	for k, m := range doc.Signatures {
-		if m.Path != sel.Map[k].Path {
+		if m.Path != jsonPath(sel.Map[k].Path) {
 			t.Fatalf("json signature %d: %s, want %s", k, m.Path, sel.Map[k].Path)
 		}
 	}

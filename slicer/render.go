@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
@@ -145,7 +148,7 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 			if k > 0 {
 				b.WriteString(",")
 			}
-			e, _ := json.Marshal(jsonMap{m.path, m.sigs, m.more})
+			e, _ := json.Marshal(jsonMap{jsonPath(m.path), m.sigs, m.more})
 			b.WriteString("\n" + string(e))
 		}
 		b.WriteString("]}\n")
@@ -153,7 +156,7 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 	case FormatPaths:
 		var b strings.Builder
 		for _, v := range views {
-			b.WriteString(v.path + "\t" + formatRanges(v.ranges) + "\n")
+			b.WriteString(quotePath(v.path) + "\t" + formatRanges(v.ranges) + "\n")
 		}
 		return b.String()
 	}
@@ -190,7 +193,7 @@ func (r *renderer) block(v *view) string {
 	switch r.format {
 	case FormatXML:
 		return fmt.Sprintf("<file path=\"%s\" lines=\"%s\" of=\"%d\" granularity=\"%s\">\n%s</file>\n",
-			xmlEscape(v.path), ranges, v.lines, v.gran, strings.ReplaceAll(v.body, "</file>", "&lt;/file>"))
+			xmlEscape(quotePath(v.path)), ranges, v.lines, v.gran, strings.ReplaceAll(v.body, "</file>", "&lt;/file>"))
 	}
 	kind := "excerpts"
 	if v.gran == GranWhole {
@@ -200,7 +203,7 @@ func (r *renderer) block(v *view) string {
 	for strings.Contains(v.body, fence) {
 		fence += "`"
 	}
-	return fmt.Sprintf("## %s:%s (%s, %d lines)\n\n%s%s\n%s%s\n", v.path, ranges, kind, v.lines,
+	return fmt.Sprintf("## %s:%s (%s, %d lines)\n\n%s%s\n%s%s\n", quotePath(v.path), ranges, kind, v.lines,
 		fence, fenceLang(v.lang, v.path), v.body, fence)
 }
 
@@ -225,7 +228,7 @@ type jsonFile struct {
 }
 
 func (r *renderer) jsonFile(v *view) jsonFile {
-	return jsonFile{Path: v.path, Lang: v.lang, Granularity: v.gran, Ranges: v.ranges, Lines: v.lines, Content: v.body}
+	return jsonFile{Path: jsonPath(v.path), Lang: v.lang, Granularity: v.gran, Ranges: v.ranges, Lines: v.lines, Content: v.body}
 }
 
 // jsonMap is one signature-map entry of the JSON format.
@@ -239,11 +242,11 @@ type jsonMap struct {
 // per definition.
 func (r *renderer) mapLine(m *mapEntry) string {
 	if r.format == FormatJSON {
-		b, _ := json.Marshal(jsonMap{m.path, m.sigs, m.more})
+		b, _ := json.Marshal(jsonMap{jsonPath(m.path), m.sigs, m.more})
 		return string(b) + "\n"
 	}
 	var b strings.Builder
-	b.WriteString(m.path + ":\n")
+	b.WriteString(quotePath(m.path) + ":\n")
 	for _, s := range m.sigs {
 		b.WriteString("  " + s + "\n")
 	}
@@ -254,6 +257,30 @@ func (r *renderer) mapLine(m *mapEntry) string {
 		return xmlEscape(b.String())
 	}
 	return b.String()
+}
+
+// quotePath writes a path for the line-based text of the formats: the
+// markdown header, the paths format's path<TAB>ranges, the map, the XML
+// attribute. A path holding a control character (a tab or a newline among
+// them, which git allows) or invalid UTF-8 would break those lines, and one
+// starting with a double quote would read as quoted: such a path is written
+// as a double-quoted Go string literal, as git writes unusual names
+// (core.quotePath). JSON escapes paths itself.
+func quotePath(p string) string {
+	if strings.HasPrefix(p, `"`) || !utf8.ValidString(p) || strings.IndexFunc(p, unicode.IsControl) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+// jsonPath writes a path for JSON, which escapes control characters but
+// cannot carry bytes that are not UTF-8 (encoding/json writes U+FFFD for
+// them, another path): such a path is written quoted, as quotePath does.
+func jsonPath(p string) string {
+	if !utf8.ValidString(p) {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 func xmlEscape(s string) string {

@@ -69,7 +69,7 @@ func runSelect(e *env, args []string) error {
 	bf.registerFor(fs)
 	repo := fs.String("C", ".", "repository (or directory) `DIR` to select from")
 	aliasFlag(fs, "repo", "C")
-	format := fs.String("format", "markdown", "output `FORMAT`: markdown or xml (the prompt, within the budget), json (the same selection for tools, longer by its escapes), or paths (one line per file shown, best first: path<TAB>start-end,…)")
+	format := fs.String("format", "markdown", "output `FORMAT`: markdown or xml (the prompt, within the budget), json (the same selection for tools, longer by its escapes), or paths (one line per file shown, best first: path<TAB>start-end,…; a path holding a tab, newline or other control character is Go-quoted)")
 	noRedact := fs.Bool("no-redact", false, "do not replace secrets (keys, tokens, .env values) with placeholders")
 	history := fs.Int("history", 0, "first-parent commits `N` from HEAD for recency and co-change (0: 300, -1: none)")
 	verbose := fs.Bool("v", false, "report progress and skipped files on stderr")

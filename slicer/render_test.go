@@ -1,0 +1,124 @@
+package slicer
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// unquotePath reverses quotePath.
+func unquotePath(t *testing.T, p string) string {
+	t.Helper()
+	if !strings.HasPrefix(p, `"`) {
+		return p
+	}
+	u, err := strconv.Unquote(p)
+	if err != nil {
+		t.Fatalf("path %q: not a quoted string: %v", p, err)
+	}
+	return u
+}
+
+// TestUnusualPathsQuoted: git allows a tab, a newline or invalid UTF-8 in
+// a file name. Written raw they split the markdown header, the paths
+// format's path<TAB>ranges and the map's path line, so tools read another
+// path (before: "new" and "line.go" on two lines); quoted, every format's
+// lines parse and give back the file's path. JSON keeps the path as is.
+func TestUnusualPathsQuoted(t *testing.T) {
+	names := []string{"new\nline.go", "we\tird.go", `"quoted".go`, "bad\xffname.go", "sp ace é.go", "plain.go"}
+	files := map[string]string{}
+	for k, n := range names {
+		files[n] = "package p\n\n// Retry" + strconv.Itoa(k) + " retries the request.\nfunc Retry" + strconv.Itoa(k) + "() error {\n\treturn nil\n}\n"
+	}
+	ix, read := memIndex(t, files)
+	c := testCounter(t)
+	header := regexp.MustCompile(`^## (.+):([0-9,-]+) \((whole file|excerpts), [0-9]+ lines\)$`)
+	xmlPath := regexp.MustCompile(`^<file path="([^"]*)" lines="([0-9,-]+)"`)
+	for _, budget := range []int{4000, 240} { // all shown; three only in the map
+		for _, format := range formats {
+			sel, err := Select(context.Background(), ix, "retry the request", c, &SelectOptions{Budget: budget, Format: format, ReadFile: read})
+			if err != nil {
+				t.Fatal(err)
+			}
+			quotedInMap := 0
+			var got []string // the paths the text shows, in order
+			switch format {
+			case FormatPaths:
+				for _, line := range strings.Split(strings.TrimSuffix(sel.Text, "\n"), "\n") {
+					p, ranges, ok := strings.Cut(line, "\t")
+					if !ok || strings.Contains(ranges, "\t") {
+						t.Fatalf("paths line %q: want one path<TAB>ranges", line)
+					}
+					got = append(got, unquotePath(t, p))
+				}
+			case FormatMarkdown:
+				inMap := false
+				for _, line := range strings.Split(sel.Text, "\n") {
+					switch {
+					case strings.HasPrefix(line, "## Signatures of other relevant files"):
+						inMap = true
+					case inMap && strings.HasSuffix(line, ":") && !strings.HasPrefix(line, " "):
+						if strings.HasPrefix(line, `"`) {
+							quotedInMap++
+						}
+						p := unquotePath(t, strings.TrimSuffix(line, ":"))
+						if _, ok := files[p]; !ok {
+							t.Errorf("map line %q: no such file", line)
+						}
+					case strings.HasPrefix(line, "## "):
+						m := header.FindStringSubmatch(line)
+						if m == nil {
+							t.Fatalf("header %q does not parse", line)
+						}
+						got = append(got, unquotePath(t, m[1]))
+					}
+				}
+			case FormatXML:
+				for _, line := range strings.Split(sel.Text, "\n") {
+					if m := xmlPath.FindStringSubmatch(line); m != nil {
+						got = append(got, unquotePath(t, strings.ReplaceAll(m[1], "&quot;", `"`)))
+					}
+				}
+			case FormatJSON:
+				checkJSONDoc(t, sel)
+				continue
+			}
+			if budget == 240 && format == FormatMarkdown && quotedInMap == 0 {
+				t.Errorf("budget %d: no quoted path in the map (%d entries); the test needs one", budget, len(sel.Map))
+			}
+			var want []string
+			for _, f := range sel.Files {
+				want = append(want, f.Path)
+			}
+			if strings.Join(got, "|") != strings.Join(want, "|") {
+				t.Errorf("%s at %d: the text shows %q, the selection %q", format, budget, got, want)
+			}
+			if budget == 4000 && len(want) != len(names) {
+				t.Errorf("%s at %d: %d files shown, want all %d", format, budget, len(want), len(names))
+			}
+		}
+	}
+}
+
+// FuzzQuotePath: a written path holds no control character and is valid
+// UTF-8, and reads back as the path.
+func FuzzQuotePath(f *testing.F) {
+	for _, s := range []string{"a.go", "new\nline.go", "we\tird", `"q"`, "bad\xff", "é", "\x7f", "\u0085"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		q := quotePath(p)
+		if !utf8.ValidString(q) || strings.IndexFunc(q, unicode.IsControl) >= 0 {
+			t.Fatalf("quotePath(%q) = %q: control character or invalid UTF-8", p, q)
+		}
+		if q != p {
+			if u, err := strconv.Unquote(q); err != nil || u != p {
+				t.Fatalf("quotePath(%q) = %q reads back as %q (%v)", p, q, u, err)
+			}
+		}
+	})
+}
