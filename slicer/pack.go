@@ -277,6 +277,9 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	if ctxBudget <= 0 || len(cands) == 0 {
 		return p.finish(nil, nil)
 	}
+	if !anyMatch(cands) {
+		return p.outline(cands, ctxBudget)
+	}
 	top := cands[0].signals.Score
 	dominant := len(cands) > 1 && top >= dominantRatio*cands[1].signals.Score
 	tail := tailShare
@@ -490,6 +493,73 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	return p.finish(p.views, p.maps)
 }
 
+// anyMatch reports whether the task reaches any candidate: its words, a
+// name, path or frame it mentions, a test or source it names, or a file
+// being edited. Without one the ranking is the repository's shape alone
+// (the graph, recency, co-change).
+func anyMatch(cands []*ranked) bool {
+	for _, r := range cands {
+		s := &r.signals
+		if s.Lexical > 0 || s.Mention > 0 || s.Dirty > 0 || s.Pair > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// outline packs the prompt for a task that reaches no file ("fix it", a
+// task in another language, a typo): the whole context goes to the
+// signature map of the most central files, best first, and the note says
+// why. Packed as usual it had shown the first hundred lines of the most
+// central file, whatever they held, and a map of five files.
+func (p *packer) outline(cands []*ranked, pool int) error {
+	p.r.unmatched = true
+	for _, r := range p.sizing {
+		r.unmatched = true
+	}
+	for _, r := range cands {
+		if pool < minBlock/4 {
+			break
+		}
+		if len(p.ix.Files[r.file].Symbols) == 0 {
+			continue
+		}
+		m := p.mapEntry(r)
+		if m.tokens > pool {
+			continue
+		}
+		p.maps = append(p.maps, m)
+		pool -= m.tokens
+	}
+	return p.finish(nil, p.maps)
+}
+
+// outlineOrder ranks the files in scope that define something for an
+// outline when no signal ranks any: sources first (by class factor), then
+// the files that define most, then by path. Their scores are zero.
+func outlineOrder(ix *index.Index, include, exclude index.Patterns) []ranked {
+	var out []ranked
+	for i := range ix.Files {
+		f := &ix.Files[i]
+		if len(f.Symbols) == 0 || !inScope(include, exclude, f.Path) {
+			continue
+		}
+		c := rankClass(f)
+		out = append(out, ranked{file: i, class: c, signals: Signals{Class: classFactor(c)}})
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		fa, fb := &ix.Files[out[a].file], &ix.Files[out[b].file]
+		if ca, cb := out[a].signals.Class, out[b].signals.Class; ca != cb {
+			return ca > cb
+		}
+		if len(fa.Symbols) != len(fb.Symbols) {
+			return len(fa.Symbols) > len(fb.Symbols)
+		}
+		return fa.Path < fb.Path
+	})
+	return out
+}
+
 // takesDepth reports whether a file below the best takes a depth share:
 // a source, or a file the task names. A test, doc or config it does not
 // name is shown as breadth wherever it ranks.
@@ -515,6 +585,10 @@ func (p *packer) reset() {
 	p.rangeTok = map[rangeKey]int{}
 	p.chosen = map[int]bool{}
 	p.views, p.maps = nil, nil
+	p.r.unmatched = false
+	for _, r := range p.sizing {
+		r.unmatched = false
+	}
 	p.termIDF()
 }
 

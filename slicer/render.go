@@ -22,7 +22,10 @@ type renderer struct {
 	task   string
 	noTask bool   // leave the task out of the text (the builder places it)
 	none   string // why no file could be selected, when none could: for the note
-	repo   string // short description of the repository, for the note
+	// unmatched: nothing of the task is in the repository, and the
+	// prompt outlines it instead (packer.outline).
+	unmatched bool
+	repo      string // short description of the repository, for the note
 }
 
 func newRenderer(format, task string, ix *index.Index) *renderer {
@@ -50,6 +53,13 @@ func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Context from %s, selected by ctxtrim for the task above: ", r.repo)
 	switch {
+	case r.unmatched && len(views) == 0 && len(maps) > 0:
+		what := plural(len(maps), "most central file")
+		if len(maps) == 1 {
+			what = "most central file"
+		}
+		fmt.Fprintf(&b, "no word, name or path of the task is in the repository, so this is an outline of it instead: the signatures of its %s", what)
+		omitted = 0 // they did not match the task
 	case len(views) == 0 && len(maps) == 0 && omitted == 0 && r.none != "":
 		b.WriteString(r.none)
 	case len(views) == 0 && len(maps) == 0 && omitted == 0:
@@ -178,7 +188,11 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 				fence += "`"
 			}
 		}
-		b.WriteString("\n## Signatures of other relevant files\n\n" + fence + "text\n")
+		heading := "Signatures of other relevant files"
+		if r.unmatched && len(views) == 0 {
+			heading = "Signatures of the most central files"
+		}
+		b.WriteString("\n## " + heading + "\n\n" + fence + "text\n")
 		for _, l := range lines {
 			b.WriteString(l)
 		}

@@ -2,6 +2,9 @@ package slicer
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strconv"
 	"strings"
@@ -121,4 +124,78 @@ func FuzzQuotePath(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestOutlineProperty: for a task that reaches no file, over random
+// repositories and budgets, every format gives the same outline (no
+// content, the same map), the prompt formats within the budget, and the
+// most central file first in the map wherever one fits.
+func TestOutlineProperty(t *testing.T) {
+	c := testCounter(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	outlined := 0
+	for trial := 0; trial < 12; trial++ {
+		files := linkedRepo(r, 5+r.IntN(30))
+		ix, read := memIndex(t, files)
+		budget := 150 + r.IntN(5000)
+		var first string
+		for k, format := range formats {
+			sel, err := Select(context.Background(), ix, "请修复它", c, &SelectOptions{Budget: budget, Format: format, ReadFile: read})
+			if errors.Is(err, ErrTaskTooLarge) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(sel.Files) != 0 || sel.Omitted != 0 {
+				t.Fatalf("trial %d, %s at %d: %d files shown, %d omitted; an outline shows none", trial, format, budget, len(sel.Files), sel.Omitted)
+			}
+			if !sel.Unmatched && len(sel.Map) > 0 {
+				t.Fatalf("trial %d, %s: a map without Unmatched", trial, format)
+			}
+			if promptFormat(format) && c.Count(sel.Text) > budget {
+				t.Fatalf("trial %d, %s: %d tokens > budget %d", trial, format, c.Count(sel.Text), budget)
+			}
+			got := ""
+			for _, m := range sel.Map {
+				got += m.Path + " "
+			}
+			if k == 0 {
+				first = got
+				if got != "" {
+					outlined++
+				}
+			} else if got != first {
+				t.Fatalf("trial %d at %d: %s maps %q, %s %q", trial, budget, format, got, formats[0], first)
+			}
+		}
+	}
+	if outlined < 8 {
+		t.Errorf("only %d of 12 trials gave an outline", outlined)
+	}
+}
+
+// linkedRepo generates n Go files whose functions call functions of the
+// others, so that the reference graph ranks them; the words are English,
+// so a task in another language reaches none.
+func linkedRepo(r *rand.Rand, n int) map[string]string {
+	defs := make([]int, n) // functions per file
+	for i := range defs {
+		defs[i] = 1 + r.IntN(6)
+	}
+	files := map[string]string{}
+	for i := 0; i < n; i++ {
+		var b strings.Builder
+		fmt.Fprintf(&b, "package p\n\n")
+		for k := 0; k < defs[i]; k++ {
+			fmt.Fprintf(&b, "// Handle%d_%d handles a request.\nfunc Handle%d_%d(x int) int {\n", i, k, i, k)
+			for l := 0; l < r.IntN(6); l++ {
+				j := r.IntN(min(n, 1+r.IntN(n))) // low-numbered files are called most
+				fmt.Fprintf(&b, "\tx += Handle%d_%d(x)\n", j, r.IntN(defs[j]))
+			}
+			b.WriteString("\treturn x\n}\n\n")
+		}
+		files[fmt.Sprintf("h%02d.go", i)] = b.String()
+	}
+	return files
 }

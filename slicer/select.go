@@ -175,6 +175,11 @@ type Selection struct {
 	// UnmatchedInclude lists the Include patterns that match no file of
 	// the index: a typo, or a scope that is not in this repository.
 	UnmatchedInclude []string
+	// Unmatched is set when nothing of the task reaches a file (no word,
+	// name, path or frame of it is in the repository, and no file is
+	// being edited): the prompt then outlines the repository, the
+	// signatures of its most central files (Map), and shows no code.
+	Unmatched bool
 }
 
 // explainFiles is how many unselected candidates Explain keeps.
@@ -334,6 +339,12 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 		})
 		logf("scope: %d of %d ranked files left out by include and exclude patterns", n-len(rk), n)
 	}
+	if len(rk) == 0 && none == "" {
+		// Nothing reaches a file, and no file is referred to by another
+		// (a small repository, or files that do not call each other):
+		// the outline still needs an order.
+		rk = outlineOrder(ix, include, exclude)
+	}
 
 	p.q, p.stats = q, stats
 	logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
@@ -442,7 +453,11 @@ func loadHistory(ctx context.Context, ix *index.Index, opts *SelectOptions) (*hi
 // fill copies the packing into sel.
 func (p *packer) fill(sel *Selection, rk []ranked, explain bool) {
 	sel.Text, sel.Tokens = p.text, p.tokens
+	sel.Unmatched = p.r.unmatched
 	sel.Omitted = p.omitted(p.views, p.maps)
+	if sel.Unmatched {
+		sel.Omitted = 0 // none matched the task
+	}
 	sel.Note = p.r.note(p.views, p.maps, sel.Omitted)
 	// The parts are counted as the prompt renders them: the packer's own
 	// sizes are the dearer of the prompt formats, and their sum could

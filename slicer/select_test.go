@@ -188,6 +188,7 @@ func TestSelectFitsAndIsDeterministic(t *testing.T) {
 func TestSelectNothing(t *testing.T) {
 	c := testCounter(t)
 	repo := map[string]string{"retry/retry.go": "package retry\n\n// Do retries.\nfunc Do() {}\n"}
+	repo2 := map[string]string{"retry/retry.go": repo["retry/retry.go"], "cache/cache.go": "package cache\n\n// Get gets.\nfunc Get() {}\n"}
 	for _, tc := range []struct {
 		name      string
 		files     map[string]string
@@ -200,7 +201,9 @@ func TestSelectNothing(t *testing.T) {
 	}{
 		{"empty index", map[string]string{}, nil, nil, "retry the request", "the repository holds no file to select from", "the repository holds no file to select from", nil},
 		{"empty index, with patterns", map[string]string{}, []string{"pkg/"}, nil, "retry", "the repository holds no file to select from", "holds no file", nil},
-		{"no word matches", repo, nil, nil, "zebra quagga", "", "no file matched the task", nil},
+		{"no word matches: an outline", repo, nil, nil, "zebra quagga", "", "an outline of it instead: the signatures of its most central file.", nil},
+		{"no word matches: an outline of the scope", repo2, []string{"cache/"}, nil, "zebra quagga", "", "its most central file.", nil},
+		{"no word matches, no file defines anything", map[string]string{"notes.txt": "a b c\n"}, nil, nil, "zebra quagga", "", "no file matched the task", nil},
 		{"include matches nothing", repo, []string{"retyr/"}, nil, "retry", "no file is in the scope of the include and exclude patterns", "no file is in the scope", []string{"retyr/"}},
 		{"one include of two matches", repo, []string{"retyr/", "retry/"}, nil, "retry", "", "retry/retry.go", []string{"retyr/"}},
 		{"a negated include is not unmatched", repo, []string{"retry/", "!retry/x.go"}, nil, "retry", "", "retry/retry.go", nil},
@@ -214,6 +217,13 @@ func TestSelectNothing(t *testing.T) {
 			}
 			if sel.Nothing != tc.nothing || !strings.Contains(sel.Text, tc.note) || !slices.Equal(sel.UnmatchedInclude, tc.unmatched) {
 				t.Errorf("Nothing %q, UnmatchedInclude %q, text %q; want %q, %q, text holding %q", sel.Nothing, sel.UnmatchedInclude, sel.Text, tc.nothing, tc.unmatched, tc.note)
+			}
+			if tc.include != nil && sel.Unmatched {
+				for _, m := range sel.Map {
+					if !strings.HasPrefix(m.Path, strings.TrimSuffix(tc.include[0], "/")) {
+						t.Errorf("outline lists %s, outside the scope %q", m.Path, tc.include)
+					}
+				}
 			}
 			if sel.Tokens > 400 || sel.Tokens != c.Count(sel.Text) {
 				t.Errorf("Tokens %d for a text of %d, budget 400", sel.Tokens, c.Count(sel.Text))

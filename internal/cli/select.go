@@ -180,6 +180,11 @@ func runSelect(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "ctxtrim: %s: %s%s: the prompt is the task alone\n", dir, sel.Nothing, why)
 	}
+	if sel.Unmatched && explain.mode != "json" { // JSON says "outline" itself
+		// Not an error either: the outline is a start, but a task that
+		// names something selects code.
+		fmt.Fprintf(e.stderr, "ctxtrim: %s: no word of the task is in the repository: the prompt outlines it (the signatures of %d files); name a file, a function or an error message to select code\n", dir, len(sel.Map))
+	}
 	if n := len(sel.Redactions); n > 0 && explain.mode != "json" { // JSON lists them itself
 		var where []string
 		for _, r := range sel.Redactions {
@@ -284,8 +289,9 @@ func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits, forCo
 		Redactions []slicer.Redaction `json:"redactions"`
 		Nothing    string             `json:"nothing,omitempty"`
 		Unmatched  []string           `json:"unmatched_include,omitempty"`
+		Outline    bool               `json:"outline,omitempty"`
 		ForCodex   *codex.Plan        `json:"for_codex,omitempty"`
-	}{win, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions, sel.Nothing, sel.UnmatchedInclude, forCodex}
+	}{win, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions, sel.Nothing, sel.UnmatchedInclude, sel.Unmatched, forCodex}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	enc.Encode(out)

@@ -117,6 +117,19 @@ func TestSelectCLI(t *testing.T) {
 			stderr: []string{`-include "retyr/" matches no file`, ": no file is in the scope of the include and exclude patterns: the prompt is the task alone"},
 		},
 		{
+			// Nothing of the task is in the repository, whose files do
+			// not refer to each other either: an outline of them, and a
+			// note on stderr saying how to get code.
+			name:      "a task that reaches no file gets an outline",
+			args:      []string{"--repo", dir, "--budget", "2000"},
+			stdin:     "请修复它",
+			code:      exitOK,
+			stdout:    []string{"so this is an outline of it instead: the signatures of its 2 most central files", "retry/retry.go:\n  func Do() error", "cache/cache.go:"},
+			notStdout: []string{"```go", "## retry/retry.go:"},
+			stderr:    []string{"ctxtrim: " + dir + ": no word of the task is in the repository: the prompt outlines it (the signatures of 2 files); name a file"},
+			notStderr: []string{"the task alone"},
+		},
+		{
 			name:   "bad pattern",
 			args:   []string{"--repo", dir, "--budget", "2000", "-include", "*.go", "-exclude", "", "x"},
 			code:   exitUsage,

@@ -34,6 +34,9 @@ type SelectOutput struct {
 	// agent can correct, which the prompt's note names only when no file
 	// at all is left in scope.
 	UnmatchedInclude []string `json:"unmatched_include,omitempty" jsonschema:"include patterns that match no file of the repository"`
+	// Outline is slicer.Selection.Unmatched: the agent should ask again
+	// with something of the repository in the task.
+	Outline bool `json:"outline,omitempty" jsonschema:"true when no word, name or path of the task is in the repository: the prompt then outlines it (the signatures of its most central files) and shows no code; ask again naming a file, a function or an error message"`
 }
 
 // SelectedFile is one file in a selection.
@@ -114,7 +117,7 @@ func (s *Server) selectContext(ctx context.Context, req *mcp.CallToolRequest, in
 		}
 		return SelectOutput{
 			Prompt: sel.prompt, PromptTokens: sel.promptTokens, Budget: limit, Repo: ix.Root,
-			Files: sel.files, LeftOut: sel.leftOut, Index: state, UnmatchedInclude: sel.unmatched,
+			Files: sel.files, LeftOut: sel.leftOut, Index: state, UnmatchedInclude: sel.unmatched, Outline: sel.outline,
 		}, nil
 	})
 	if err != nil {

@@ -260,6 +260,28 @@ func TestSelectContextNext(t *testing.T) {
 	}
 }
 
+// TestSelectContextOutline: a task that names nothing of the repository
+// gets an outline, and says so in the result, so that the agent asks again
+// with a name; a task that does, code and no outline flag.
+func TestSelectContextOutline(t *testing.T) {
+	dir := testRepo(t)
+	s := testServer(t, dir)
+	cs := connect(t, s, "test", "")
+	out := decode[SelectOutput](t, call(t, cs, "select_context", SelectInput{Task: "请修复它", Budget: 700}))
+	if !out.Outline || len(out.Files) == 0 || !strings.Contains(out.Prompt, "an outline of it instead") {
+		t.Fatalf("outline %v, %d files, prompt %q; want an outline of the repository", out.Outline, len(out.Files), out.Prompt)
+	}
+	for _, f := range out.Files {
+		if f.Granularity != "signatures" {
+			t.Errorf("%s: granularity %s; an outline shows signatures only", f.Path, f.Granularity)
+		}
+	}
+	code := decode[SelectOutput](t, call(t, cs, "select_context", SelectInput{Task: "retry.Do drops the request body", Budget: 700}))
+	if code.Outline || len(code.Files) == 0 || code.Files[0].Granularity == "signatures" {
+		t.Errorf("a task that names code: outline %v, files %+v", code.Outline, code.Files)
+	}
+}
+
 // TestSelectClientLimits checks the default budget per client and that a
 // result never exceeds the client's byte limit, whatever the budget.
 func TestSelectClientLimits(t *testing.T) {

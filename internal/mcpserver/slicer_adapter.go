@@ -20,6 +20,7 @@ type selection struct {
 	files        []SelectedFile
 	leftOut      LeftOut
 	unmatched    []string // include patterns that match no file
+	outline      bool     // nothing of the task is in the repository
 }
 
 // selectFiles runs the selection over ix for task with opts, counted by c.
@@ -39,7 +40,7 @@ func selectFiles(ctx context.Context, ix *index.Index, task string, c budget.Cou
 // the line ranges it shows and, given as excerpts, the definitions chosen;
 // what was left out, the best of it by name.
 func fromSelection(sel *slicer.Selection) *selection {
-	out := &selection{prompt: sel.Text, promptTokens: sel.Tokens, files: []SelectedFile{}, leftOut: LeftOut{Files: sel.Omitted}, unmatched: sel.UnmatchedInclude}
+	out := &selection{prompt: sel.Text, promptTokens: sel.Tokens, files: []SelectedFile{}, leftOut: LeftOut{Files: sel.Omitted}, unmatched: sel.UnmatchedInclude, outline: sel.Unmatched}
 	add := func(s slicer.Selected) {
 		f := SelectedFile{Path: s.Path, Granularity: string(s.Granularity), Tokens: s.Tokens}
 		for _, r := range s.Ranges {
