@@ -128,8 +128,7 @@ func FuzzQuotePath(f *testing.F) {
 
 // TestOutlineProperty: for a task that reaches no file, over random
 // repositories and budgets, every format gives the same outline (no
-// content, the same map), the prompt formats within the budget, and the
-// most central file first in the map wherever one fits.
+// content, the same map) and the prompt formats stay within the budget.
 func TestOutlineProperty(t *testing.T) {
 	c := testCounter(t)
 	r := rand.New(rand.NewPCG(11, 12))
