@@ -511,8 +511,10 @@ func taskText(task string) string {
 		last--
 	}
 	// The block after the last blank line is trailers when every line is
-	// one or continues one, and text comes before it.
-	if last > 0 && strings.TrimSpace(strings.Join(lines[:last], "")) != "" {
+	// one or continues one, and text comes before it. There is no block
+	// when the last line is itself blank (a form feed that TrimRight
+	// kept): an empty block would have dropped that line as trailers.
+	if last > 0 && last < len(lines)-1 && strings.TrimSpace(strings.Join(lines[:last], "")) != "" {
 		trailers := true
 		for k, l := range lines[last+1:] {
 			cont := k > 0 && l != strings.TrimLeft(l, " \t")
