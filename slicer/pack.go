@@ -270,6 +270,10 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 			cands = append(cands, &rk[k])
 		}
 	}
+	cands, twins := dropTwins(p.ix, cands)
+	for _, r := range append([]*renderer{p.r}, p.sizing...) {
+		r.twins = twins
+	}
 	p.omit = len(cands)
 	p.readEditedHunks(ctx, cands)
 	frame := p.count(func(r *renderer) string { return r.render(nil, nil, p.omit) })
@@ -491,6 +495,30 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	}
 	p.maps = maps
 	return p.finish(p.views, p.maps)
+}
+
+// dropTwins keeps the best ranked of the candidates with the same content
+// (a symbolic link and its target, as CLAUDE.md → AGENTS.md; a copied
+// file) and returns, for each kept path, the paths of its twins, which
+// the note names. Shown twice, the content had cost its tokens twice.
+// Empty files are not twins: they show nothing.
+func dropTwins(ix *index.Index, cands []*ranked) ([]*ranked, map[string][]string) {
+	first := map[string]int{} // blob → its file's place in out
+	twins := map[string][]string{}
+	out := cands[:0:0]
+	for _, r := range cands {
+		f := &ix.Files[r.file]
+		if f.Blob != "" && f.Size > 0 {
+			if k, ok := first[f.Blob]; ok {
+				kept := ix.Files[out[k].file].Path
+				twins[kept] = append(twins[kept], f.Path)
+				continue
+			}
+			first[f.Blob] = len(out)
+		}
+		out = append(out, r)
+	}
+	return out, twins
 }
 
 // anyMatch reports whether the task reaches any candidate: its words, a

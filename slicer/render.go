@@ -26,6 +26,9 @@ type renderer struct {
 	// prompt outlines it instead (packer.outline).
 	unmatched bool
 	repo      string // short description of the repository, for the note
+	// twins: for a path that may be shown, the paths of the same
+	// content left out for it (dropTwins), for the note.
+	twins map[string][]string
 }
 
 func newRenderer(format, task string, ix *index.Index) *renderer {
@@ -86,10 +89,52 @@ func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
 	if omitted > 0 {
 		fmt.Fprintf(&b, " %s also matched the task but did not fit the budget.", plural(omitted, "more file"))
 	}
+	b.WriteString(r.twinNote(views, maps))
 	if parts > 0 {
 		b.WriteString(" Elided lines are marked ⋮.")
 	}
 	b.WriteString(" To see more of any file, ask for it by path and line range.")
+	return b.String()
+}
+
+// maxTwinNames bounds the twins the note names per file shown.
+const maxTwinNames = 3
+
+// twinNote names, for each file shown, the files of the same content
+// left out for it: " CLAUDE.md has the same content as AGENTS.md."
+func (r *renderer) twinNote(views []*view, maps []*mapEntry) string {
+	if len(r.twins) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	say := func(kept string) {
+		ts := r.twins[kept]
+		if len(ts) == 0 {
+			return
+		}
+		var names []string
+		for _, t := range ts[:min(len(ts), maxTwinNames)] {
+			names = append(names, quotePath(t))
+		}
+		if n := len(ts) - maxTwinNames; n > 0 {
+			names = append(names, plural(n, "more file"))
+		}
+		list := names[0]
+		if k := len(names) - 1; k > 0 {
+			list = strings.Join(names[:k], ", ") + " and " + names[k]
+		}
+		verb := "has"
+		if len(ts) > 1 {
+			verb = "have"
+		}
+		fmt.Fprintf(&b, " %s %s the same content as %s.", list, verb, quotePath(kept))
+	}
+	for _, v := range views {
+		say(v.path)
+	}
+	for _, m := range maps {
+		say(m.path)
+	}
 	return b.String()
 }
 

@@ -11,6 +11,11 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/tools/txtar"
+
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
 // unquotePath reverses quotePath.
@@ -197,4 +202,26 @@ func linkedRepo(r *rand.Rand, n int) map[string]string {
 		files[fmt.Sprintf("h%02d.go", i)] = b.String()
 	}
 	return files
+}
+
+// TestTwinsNotLeftOut: a twin of a file shown (twins.txtar) is not listed
+// among the files left out, where an agent would ask for it next, nor
+// counted as omitted.
+func TestTwinsNotLeftOut(t *testing.T) {
+	ar := txtar.Parse([]byte("symlink CLAUDE.md AGENTS.md\n-- AGENTS.md --\n# Pull requests\n\nRun the unit tests first.\n-- docs/copy.md --\n# Pull requests\n\nRun the unit tests first.\n"))
+	dir := txtartest.Repo(t, ar)
+	ix, err := index.New(context.Background(), &index.Options{Dir: dir, NoCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := Select(context.Background(), ix, "run the unit tests before a pull request", testCounter(t), &SelectOptions{Budget: 2000, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sel.Files) != 1 || sel.Omitted != 0 || len(sel.Candidates) != 0 {
+		t.Errorf("files %v, omitted %d, left out %v; want one file, its twins neither omitted nor left out", sel.Files, sel.Omitted, sel.Candidates)
+	}
+	if !strings.Contains(sel.Note, "have the same content as") {
+		t.Errorf("note %q names no twin", sel.Note)
+	}
 }

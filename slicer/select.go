@@ -488,11 +488,18 @@ func (p *packer) fill(sel *Selection, rk []ranked, explain bool) {
 		mapTok += tok
 	}
 	if explain {
+		// A twin of a file shown is not left out: its content is in.
+		twin := map[string]bool{}
+		for i := range shown {
+			for _, t := range p.r.twins[p.ix.Files[i].Path] {
+				twin[t] = true
+			}
+		}
 		for k := range rk {
 			if len(sel.Candidates) == explainFiles {
 				break
 			}
-			if !shown[rk[k].file] {
+			if !shown[rk[k].file] && !twin[p.ix.Files[rk[k].file].Path] {
 				f := &p.ix.Files[rk[k].file]
 				sel.Candidates = append(sel.Candidates, Selected{Path: f.Path, Lang: f.Lang, Signals: rk[k].signals})
 			}
