@@ -1,6 +1,7 @@
 package slicer
 
 import (
+	"crypto/sha1"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -23,6 +24,7 @@ func memIndex(t testing.TB, files map[string]string) (*index.Index, func(string)
 		}
 		ix.Files = append(ix.Files, index.File{
 			Path: p, Size: int64(len(src)), Lang: index.DetectLang(p, []byte(src)), Class: index.ClassifyPath(p),
+			Blob:   fmt.Sprintf("%x", sha1.Sum([]byte(src))), // equal for equal content, as a git blob hash is
 			Tokens: len(src) / 4, Symbols: syms, Refs: refs,
 		})
 	}

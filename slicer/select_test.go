@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -528,8 +529,16 @@ func FuzzSelectBudget(f *testing.F) {
 	f.Add("retry on 503 loses the request body", 2000, uint8(0), "retry/")
 	f.Add("load_settings", 5000, uint8(3), "!nowhere")
 	f.Add("cache: add --max-cache-size flag\n\nlike --max-size", 400, uint8(4), "*")
+	f.Add("请修复它", 700, uint8(0), "")
 	c := testCounter(f)
-	ix, read := memIndex(f, goldenRepo)
+	// goldenRepo and a copy of its retry package: twins to keep out.
+	files := maps.Clone(goldenRepo)
+	for p, src := range goldenRepo {
+		if strings.HasPrefix(p, "retry/") {
+			files["retrycopy/"+strings.TrimPrefix(p, "retry/")] = src
+		}
+	}
+	ix, read := memIndex(f, files)
 	f.Fuzz(func(t *testing.T, task string, budget int, format uint8, pattern string) {
 		if budget <= 0 || budget > 20000 || strings.TrimSpace(task) == "" {
 			return
@@ -563,6 +572,17 @@ func FuzzSelectBudget(f *testing.F) {
 		}
 		if sel.Nothing != "" && len(sel.Files)+len(sel.Map) > 0 {
 			t.Fatalf("pattern %q: Nothing %q, yet %d files shown", pattern, sel.Nothing, len(sel.Files)+len(sel.Map))
+		}
+		if sel.Unmatched && len(sel.Files) > 0 {
+			t.Fatalf("an outline shows %d files' content", len(sel.Files))
+		}
+		seen := map[string]string{} // content → the path shown with it
+		for _, f := range append(append([]Selected(nil), sel.Files...), sel.Map...) {
+			src := files[f.Path]
+			if other, ok := seen[src]; ok && src != "" {
+				t.Fatalf("%s and %s, of the same content, are both shown", other, f.Path)
+			}
+			seen[src] = f.Path
 		}
 	})
 }
