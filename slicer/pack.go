@@ -271,9 +271,6 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		}
 	}
 	cands, twins := dropTwins(p.ix, cands)
-	for _, r := range append([]*renderer{p.r}, p.sizing...) {
-		r.twins = twins
-	}
 	p.omit = len(cands)
 	p.readEditedHunks(ctx, cands)
 	frame := p.count(func(r *renderer) string { return r.render(nil, nil, p.omit) })
@@ -281,7 +278,9 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	if ctxBudget <= 0 || len(cands) == 0 {
 		return p.finish(nil, nil)
 	}
-	if !anyMatch(cands) {
+	unmatched := !anyMatch(cands)
+	p.noteFacts(twins, unmatched)
+	if unmatched {
 		return p.outline(cands, ctxBudget)
 	}
 	top := cands[0].signals.Score
@@ -541,10 +540,6 @@ func anyMatch(cands []*ranked) bool {
 // why. Packed as usual it had shown the first hundred lines of the most
 // central file, whatever they held, and a map of five files.
 func (p *packer) outline(cands []*ranked, pool int) error {
-	p.r.unmatched = true
-	for _, r := range p.sizing {
-		r.unmatched = true
-	}
 	for _, r := range cands {
 		if pool < minBlock/4 {
 			break
@@ -613,11 +608,17 @@ func (p *packer) reset() {
 	p.rangeTok = map[rangeKey]int{}
 	p.chosen = map[int]bool{}
 	p.views, p.maps = nil, nil
-	p.r.unmatched = false
-	for _, r := range p.sizing {
-		r.unmatched = false
-	}
+	p.noteFacts(nil, false)
 	p.termIDF()
+}
+
+// noteFacts gives every renderer the facts of this packing that its note
+// states: the twins of the files shown, and whether the prompt is an
+// outline. Every format renders the same note.
+func (p *packer) noteFacts(twins map[string][]string, unmatched bool) {
+	for _, r := range append([]*renderer{p.r}, p.sizing...) {
+		r.twins, r.unmatched = twins, unmatched
+	}
 }
 
 // strong reports whether a file has a unit that the task hits (a term, a
