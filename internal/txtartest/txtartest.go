@@ -20,7 +20,11 @@
 //	untracked PATH...      written after the commit and never added
 //	staged PATH...         added to the git index after the commit, not committed
 //	symlink LINK TARGET    a symbolic link at LINK pointing to TARGET, committed
-//	                       (unless LINK is also listed as untracked)
+//	                       (unless LINK is also listed as untracked); a TARGET
+//	                       of the form $OUTSIDE/NAME becomes the relative path
+//	                       from LINK to a file NAME that Repo writes in a
+//	                       directory beside the repository, so the link leaves
+//	                       the repository and resolves wherever the test runs
 //	submodule PATH         the archive files under PATH/ become a separate
 //	                       repository, committed there and recorded in the
 //	                       parent as a gitlink (mode 160000) with .gitmodules
@@ -212,13 +216,15 @@ func Repo(t testing.TB, ar *txtar.Archive) string {
 	}
 	if nogit {
 		dir := Unpack(t, ar)
+		outside := outsideDir(t, symlinks)
 		for link, target := range symlinks {
-			symlink(t, dir, link, target)
+			symlink(t, dir, outside, link, target)
 		}
 		return dir
 	}
 
 	dir := t.TempDir()
+	outside := outsideDir(t, symlinks)
 	repo, err := git.PlainInit(dir, false)
 	if err != nil {
 		t.Fatalf("git init %s: %v", dir, err)
@@ -264,7 +270,7 @@ func Repo(t testing.TB, ar *txtar.Archive) string {
 		}
 	}
 	for link, target := range symlinks {
-		symlink(t, dir, link, target)
+		symlink(t, dir, outside, link, target)
 		if !untracked[link] {
 			add = append(add, link)
 		}
@@ -375,11 +381,46 @@ func appendFile(t testing.TB, p, s string) {
 	}
 }
 
-func symlink(t testing.TB, dir, link, target string) {
+// outsidePrefix starts a symlink target that names a file outside the
+// repository; see the package documentation.
+const outsidePrefix = "$OUTSIDE/"
+
+// outsideDir returns a new directory beside the repository holding every
+// file named by a $OUTSIDE/NAME symlink target, or "" when no target is
+// of that form. Each file's content is its name and a newline.
+func outsideDir(t testing.TB, symlinks map[string]string) string {
+	t.Helper()
+	dir := ""
+	for _, target := range symlinks {
+		name, ok := strings.CutPrefix(target, outsidePrefix)
+		if !ok {
+			continue
+		}
+		if name = path.Clean(name); name == "." || strings.HasPrefix(name, "../") || path.IsAbs(name) {
+			t.Fatalf("symlink target %s: want %sNAME with NAME inside that directory", target, outsidePrefix)
+		}
+		if dir == "" {
+			dir = t.TempDir()
+		}
+		writeFile(t, dir, name, []byte(name+"\n"))
+	}
+	return dir
+}
+
+// symlink makes the link at link inside dir. A $OUTSIDE/NAME target is
+// rewritten to the relative path from the link to NAME in outside.
+func symlink(t testing.TB, dir, outside, link, target string) {
 	t.Helper()
 	p := filepath.Join(dir, filepath.FromSlash(link))
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
+	}
+	if name, ok := strings.CutPrefix(target, outsidePrefix); ok {
+		rel, err := filepath.Rel(filepath.Dir(p), filepath.Join(outside, filepath.FromSlash(path.Clean(name))))
+		if err != nil {
+			t.Fatalf("symlink %s -> %s: %v", link, target, err)
+		}
+		target = rel
 	}
 	if err := os.Symlink(target, p); err != nil {
 		t.Fatalf("symlink %s -> %s: %v", link, target, err)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5"
@@ -106,5 +107,48 @@ func TestNoGit(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "a/b.txt")); err != nil || string(b) != "x" {
 		t.Errorf("a/b.txt = %q, %v", b, err)
+	}
+}
+
+// TestOutsideSymlink builds each repository in a subtest whose temporary
+// directory sits deeper than a fixed ../ path could reach (issue 64).
+func TestOutsideSymlink(t *testing.T) {
+	for name, comment := range map[string]string{"git": "symlink out.txt $OUTSIDE/x/out.txt\n", "nogit": "nogit\nsymlink out.txt $OUTSIDE/x/out.txt\n"} {
+		t.Run(name, func(t *testing.T) {
+			deep := filepath.Join(t.TempDir(), "a", "b", "c", "d", "e")
+			if err := os.MkdirAll(deep, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("TMPDIR", deep) // read by the subtest's t.TempDir
+			t.Run("deep", func(t *testing.T) {
+				dir := Repo(t, &txtar.Archive{Comment: []byte(comment), Files: []txtar.File{{Name: "a.txt", Data: []byte("a")}}})
+				if !strings.HasPrefix(dir, deep) {
+					t.Fatalf("repository %s is not under %s", dir, deep)
+				}
+				link := filepath.Join(dir, "out.txt")
+				target, err := os.Readlink(link)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if filepath.IsAbs(target) {
+					t.Errorf("target %s is absolute, want relative", target)
+				}
+				b, err := os.ReadFile(link)
+				if err != nil || string(b) != "x/out.txt\n" {
+					t.Fatalf("read through %s -> %s = %q, %v; want %q", link, target, b, err, "x/out.txt\n")
+				}
+				root, err := filepath.EvalSymlinks(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resolved, err := filepath.EvalSymlinks(link)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if rel, err := filepath.Rel(root, resolved); err != nil || !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+					t.Errorf("%s resolves to %s, inside the repository %s", link, resolved, root)
+				}
+			})
+		})
 	}
 }
