@@ -28,8 +28,9 @@ const (
 type npmCLI struct {
 	pkg, version, bin string
 
-	once       sync.Once
-	path, skip string
+	once sync.Once
+	path string
+	err  error // why the CLI cannot run here
 }
 
 var (
@@ -40,14 +41,15 @@ var (
 // need installs the CLI with npm into a directory of its own in the run's
 // scratch directory (npm's download cache is kept across runs in the
 // system temp directory) and returns its executable once "--version",
-// run with a private home, names the pinned version; it skips when npm is
-// missing, the install fails or the CLI does not start.
+// run with a private home, names the pinned version. It fails the test
+// when npm is missing, the install fails or the CLI does not start: a test
+// that was asked to run (needE2E) and cannot has not passed.
 func (c *npmCLI) need(t *testing.T) string {
 	t.Helper()
 	c.once.Do(func() {
 		pkg := c.pkg + "@" + c.version
 		if _, err := exec.LookPath("npm"); err != nil {
-			c.skip = "npm is not installed: cannot install " + pkg
+			c.err = fmt.Errorf("npm is not installed: cannot install %s", pkg)
 			return
 		}
 		prefix := filepath.Join(scratch, "npm-"+strings.NewReplacer("@", "", "/", "-").Replace(pkg))
@@ -55,7 +57,7 @@ func (c *npmCLI) need(t *testing.T) string {
 		r := runCmd(t, 10*time.Minute, "", nil, "", "npm", "install", "--no-audit", "--no-fund", "--no-save",
 			"--prefix", prefix, "--cache", cache, pkg)
 		if r.code != 0 {
-			c.skip = fmt.Sprintf("npm install %s failed: %s", pkg, r)
+			c.err = fmt.Errorf("npm install %s failed: %s", pkg, r)
 			return
 		}
 		t.Logf("npm install %s: %v", pkg, r.elapsed.Round(time.Second))
@@ -63,26 +65,41 @@ func (c *npmCLI) need(t *testing.T) string {
 		home := t.TempDir()
 		v := runCmd(t, time.Minute, "", []string{"HOME=" + home, "CODEX_HOME=" + home}, "", path, "--version")
 		if v.code != 0 || !strings.Contains(v.stdout, c.version) {
-			c.skip = fmt.Sprintf("%s --version does not run here: %s", c.bin, v)
+			c.err = fmt.Errorf("%s --version does not run here: %s", c.bin, v)
 			return
 		}
 		c.path = path
 	})
-	if c.skip != "" {
-		t.Skip(c.skip)
+	if c.err != nil {
+		t.Fatal(c.err)
 	}
 	return c.path
 }
 
-// startClientTest begins an end-to-end test of a client CLI: it skips
-// under -short and where no network namespace can be made, marks t
-// parallel, and returns the namespace, the client's executable (installed
-// by cli.need), the built ctxtrim and an o200k_base counter.
-func startClientTest(t *testing.T, cli *npmCLI) (ns *netns, client, ctxtrim string, counter budget.Counter) {
+// e2eEnv opts in to the end-to-end tests of clients: they install the Codex
+// CLI and Claude Code from npm and Debian's pre-commit, so a plain "go test
+// ./..." must not run them.
+const e2eEnv = "CTXTRIM_E2E"
+
+// needE2E skips t unless the end-to-end tests were asked for (e2eEnv=1) and
+// -short is not set. Once asked for, a test that cannot run fails.
+func needE2E(t *testing.T) {
 	t.Helper()
+	if os.Getenv(e2eEnv) != "1" {
+		t.Skip("end-to-end test: set CTXTRIM_E2E=1 to run it (it installs the Codex CLI, Claude Code and pre-commit)")
+	}
 	if testing.Short() {
 		t.Skip("end-to-end test; skipped with -short")
 	}
+}
+
+// startClientTest begins an end-to-end test of a client CLI: it skips
+// unless needE2E lets it run, marks t parallel, fails where no network
+// namespace can be made, and returns the namespace, the client's executable (installed
+// by cli.need), the built ctxtrim and an o200k_base counter.
+func startClientTest(t *testing.T, cli *npmCLI) (ns *netns, client, ctxtrim string, counter budget.Counter) {
+	t.Helper()
+	needE2E(t)
 	t.Parallel()
 	ns = needNetns(t)
 	client = cli.need(t)

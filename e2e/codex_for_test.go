@@ -51,7 +51,7 @@ func TestCodexForCodex(t *testing.T) {
 	})
 	t.Run("resume without compaction", func(t *testing.T) {
 		if session == "" {
-			t.Skip("no session")
+			t.Fatal("no session: the first turn failed above")
 		}
 		r, recs := runner.run(t, q(codex)+" exec resume "+session+" 'Thanks. Anything else?' </dev/null")
 		if r.code != 0 || len(recs) != 1 || isCompaction(recs[0]) {

@@ -243,7 +243,7 @@ func TestCodexPipe(t *testing.T) {
 			t.Errorf("want a compaction request (no tools) before the answer")
 		}
 		if fitSession == "" {
-			t.Skip("no session from the trimmed run to compare with")
+			t.Fatal("no session from the trimmed run to compare with: it failed above")
 		}
 		r, recs = codexRun(t, q(codex)+" exec resume "+fitSession+followUp)
 		if r.code != 0 || len(recs) != 1 {
@@ -358,6 +358,7 @@ func itemsText(items []stubItemInfo) string {
 //
 // The figures are the constants of ctxtrim --for codex (internal/codex).
 func TestCodexFixedPrompt(t *testing.T) {
+	needE2E(t)
 	models := os.Getenv("CTXTRIM_E2E_CODEX_MODELS")
 	if models == "" {
 		t.Skip("set CTXTRIM_E2E_CODEX_MODELS to measure Codex's fixed prompt per model")

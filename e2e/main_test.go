@@ -119,7 +119,7 @@ func runCmd(t *testing.T, timeout time.Duration, dir string, env []string, stdin
 func gitRepo(t *testing.T) (dir string, git func(args ...string)) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		t.Fatal("git is not installed")
 	}
 	dir = t.TempDir()
 	git = func(args ...string) {

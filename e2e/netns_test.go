@@ -80,15 +80,15 @@ type netns struct {
 	self    string   // this test binary
 }
 
-// needNetns returns a netns runner, or skips when unshare cannot make a
-// network namespace here.
+// needNetns returns a netns runner; it fails the test when unshare cannot
+// make a network namespace here (the clients must never reach the network).
 func needNetns(t *testing.T) *netns {
 	t.Helper()
 	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("unshare is not installed (util-linux): cannot isolate the client's network")
+		t.Fatal("unshare is not installed (util-linux): cannot isolate the client's network")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("ip is not installed (iproute2): cannot bring up loopback in the namespace")
+		t.Fatal("ip is not installed (iproute2): cannot bring up loopback in the namespace")
 	}
 	self, err := os.Executable()
 	if err != nil {
@@ -100,7 +100,7 @@ func needNetns(t *testing.T) *netns {
 			return &netns{unshare: prefix, self: self}
 		}
 	}
-	t.Skip("unshare -n (and unshare -r -n) cannot create a network namespace here")
+	t.Fatal("unshare -n (and unshare -r -n) cannot create a network namespace here")
 	return nil
 }
 
