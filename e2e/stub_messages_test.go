@@ -9,7 +9,10 @@ import (
 
 // serveMessages answers Anthropic's Messages API the way Claude Code uses
 // it: POST /v1/messages (?beta=true), streamed with server-sent events or
-// not, and POST /v1/messages/count_tokens. It enforces the model's window
+// not, and POST /v1/messages/count_tokens. It refuses what Anthropic
+// refuses as malformed (validMessages: the first message not the user's,
+// tool uses and results unpaired), with Anthropic's own 400. It enforces
+// the model's window
 // as Anthropic does: an input over the window gets "prompt is too long: N
 // tokens > W maximum", an input that fits but leaves less than max_tokens
 // gets "input length and `max_tokens` exceed context limit: …" (from which
@@ -40,6 +43,16 @@ func (s *stubServer) serveMessages(w http.ResponseWriter, r *http.Request, body 
 		return
 	}
 	rec.Model, rec.Tools = req.Model, len(req.Tools)
+	roles := make([]string, len(req.Messages))
+	contents := make([]json.RawMessage, len(req.Messages))
+	for i, m := range req.Messages {
+		roles[i], contents[i] = m.Role, m.Content
+	}
+	if msg := validMessages(roles, contents); msg != "" {
+		rec.Status, rec.Invalid = http.StatusBadRequest, msg
+		anthropicError(w, http.StatusBadRequest, msg)
+		return
+	}
 	rec.InstructionsTokens = s.claude.Count(strings.Join(anthropicTexts(req.System), ""))
 	for _, t := range req.Tools {
 		rec.ToolsTokens += s.claude.Count(string(t))
@@ -178,4 +191,97 @@ func anthropicError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": msg}})
 	w.Write(b)
+}
+
+// validMessages returns the error Anthropic answers a messages array with
+// that it refuses as malformed, or "" for a valid one. The rules, with
+// Anthropic's wordings:
+//
+//   - The first message is the user's: 'messages: first message must use
+//     the "user" role' (the Messages API's rule as Bedrock and Vertex still
+//     enforce it; anthropics/anthropic-sdk-typescript#622).
+//   - Consecutive messages of one role are one turn: the API combines them
+//     (the Messages API reference, "messages"), so the rules below apply to
+//     turns, and the stub merges before it checks.
+//   - Every tool_result answers a tool_use of the turn just before it:
+//     "messages.N.content.K: unexpected `tool_use_id` found in
+//     `tool_result` blocks: ID. Each `tool_result` block must have a
+//     corresponding `tool_use` block in the previous message."
+//     (anthropics/claude-code#13460).
+//   - Every tool_use is answered by a tool_result in the turn just after
+//     it: "messages.N: `tool_use` ids were found without `tool_result`
+//     blocks immediately after: ID. Each `tool_use` block must have a
+//     corresponding `tool_result` block in the next message."
+//     (anthropics/claude-code#8210).
+//
+// N and K index the messages and blocks as sent.
+func validMessages(roles []string, contents []json.RawMessage) string {
+	if len(roles) == 0 {
+		return ""
+	}
+	if roles[0] != "user" {
+		return `messages: first message must use the "user" role`
+	}
+	type block struct {
+		msg, idx  int
+		typ, id   string
+		toolUseID string
+	}
+	type turn struct {
+		role   string
+		first  int // index of its first message
+		blocks []block
+	}
+	var turns []turn
+	for i, role := range roles {
+		if len(turns) == 0 || turns[len(turns)-1].role != role {
+			turns = append(turns, turn{role: role, first: i})
+		}
+		var bs []struct {
+			Type      string `json:"type"`
+			ID        string `json:"id"`
+			ToolUseID string `json:"tool_use_id"`
+		}
+		if json.Unmarshal(contents[i], &bs) != nil {
+			continue // a string: text only
+		}
+		t := &turns[len(turns)-1]
+		for k, b := range bs {
+			t.blocks = append(t.blocks, block{msg: i, idx: k, typ: b.Type, id: b.ID, toolUseID: b.ToolUseID})
+		}
+	}
+	for n, t := range turns {
+		uses := map[string]bool{}
+		if n > 0 {
+			for _, b := range turns[n-1].blocks {
+				if b.typ == "tool_use" {
+					uses[b.id] = true
+				}
+			}
+		}
+		for _, b := range t.blocks {
+			if b.typ == "tool_result" && !uses[b.toolUseID] {
+				return fmt.Sprintf("messages.%d.content.%d: unexpected `tool_use_id` found in `tool_result` blocks: %s. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.", b.msg, b.idx, b.toolUseID)
+			}
+		}
+		results := map[string]bool{}
+		if n+1 < len(turns) {
+			for _, b := range turns[n+1].blocks {
+				if b.typ == "tool_result" {
+					results[b.toolUseID] = true
+				}
+			}
+		}
+		var missing []string
+		last := t.first
+		for _, b := range t.blocks {
+			if b.typ == "tool_use" && !results[b.id] {
+				missing, last = append(missing, b.id), b.msg
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Sprintf("messages.%d: `tool_use` ids were found without `tool_result` blocks immediately after: %s. Each `tool_use` block must have a corresponding `tool_result` block in the next message.", last, strings.Join(missing, ", "))
+		}
+	}
+	return ""
 }

@@ -17,12 +17,18 @@ import (
 )
 
 // stubServer is the model server the tests run their clients against, on
-// the namespace's loopback. It speaks the two APIs the clients use: the
-// Responses API the way Codex uses it (POST …/responses with stream=true,
-// answered with server-sent events; serveResponses) and Anthropic's
-// Messages API the way Claude Code uses it (stub_messages_test.go). It
-// enforces a context window, per model if stubModelsEnv says so, with the
-// provider's own overflow errors; it can play a model that calls tools
+// the namespace's loopback. It speaks the APIs the clients and the proxy
+// use: the Responses API the way Codex uses it (POST …/responses with
+// stream=true, answered with server-sent events; serveResponses), Chat
+// Completions (stub_chat_test.go) and Anthropic's Messages API the way
+// Claude Code uses it (stub_messages_test.go). It must be no kinder than
+// the real APIs, or a test passes where a real session fails: it enforces
+// a context window, per model if stubModelsEnv says so, answering an
+// overflow with the provider's own error (and its wording: the Responses
+// API states no window at all), and it refuses, with the provider's own
+// 400, a request the real API would refuse as malformed (a tool output
+// without its call, a call without its output: validResponsesInput,
+// validMessages, validChat). It can play a model that calls tools
 // (stubScriptEnv); every request is logged as one JSON line (stubRecord),
 // so tests can measure what the client sent.
 //
@@ -33,23 +39,27 @@ import (
 // "additional_tools" input item newer Codex models get) — plus a per-item
 // overhead of stubItemOverhead tokens, like OpenAI's per-message overhead.
 type stubServer struct {
-	window   int             // the window of a model models does not name
-	models   map[string]int  // windows per model (stubModelsEnv)
-	capacity map[string]bool // models answered "at capacity" (stubModelsEnv)
-	counter  budget.Counter  // o200k_base, for the Responses API
-	claude   budget.Counter  // the claude family's estimate, for the Messages API
-	script   []stubTurn      // replies to the first requests, in order
-	mu       sync.Mutex      // serialises log lines
+	window   int               // the window of a model models does not name
+	models   map[string]int    // windows per model (stubModelsEnv)
+	wording  map[string]string // overflow wording per model: "" (the API's own) or "vllm"
+	capacity map[string]bool   // models answered "at capacity" (stubModelsEnv)
+	counter  budget.Counter    // o200k_base, for the Responses API
+	claude   budget.Counter    // the claude family's estimate, for the Messages API
+	script   []stubTurn        // replies to the first requests, in order
+	mu       sync.Mutex        // serialises log lines
 	log      io.Writer
 	n        atomic.Int64 // requests, numbering records and dumps
-	toolN    atomic.Int64 // Messages requests that offer tools
+	toolN    atomic.Int64 // Messages requests that offer tools, accepted
+	okN      atomic.Int64 // Responses and Chat requests accepted
 }
 
 // stubModelsEnv gives the stub a behaviour per model, for the proxy tests:
-// "MODEL=WINDOW" serves the model with that window, "MODEL=capacity"
-// answers it on the Responses API with the capacity error Codex's backend
-// sends (HTTP 503, "Selected model is at capacity"); several are separated
-// by ";". A model not listed gets the stub's window.
+// "MODEL=WINDOW" serves the model with that window, "MODEL=WINDOW:vllm"
+// too but answers an overflow on the OpenAI routes with vLLM's wording and
+// body (vllmOverflow) instead of OpenAI's, "MODEL=capacity" answers it on
+// the Responses API with the capacity error Codex's backend sends (HTTP
+// 503, "Selected model is at capacity"); several are separated by ";". A
+// model not listed gets the stub's window and the API's own wording.
 const stubModelsEnv = "CTXTRIM_E2E_STUB_MODELS"
 
 // newStub returns the stub netnsHelper serves: window tokens for every
@@ -71,23 +81,27 @@ func newStub(window int, log io.Writer) (*stubServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &stubServer{window: window, models: map[string]int{}, capacity: map[string]bool{},
+	s := &stubServer{window: window, models: map[string]int{}, wording: map[string]string{}, capacity: map[string]bool{},
 		counter: c, claude: cc, script: script, log: log}
 	if spec := os.Getenv(stubModelsEnv); spec != "" {
 		for _, kv := range strings.Split(spec, ";") {
 			model, v, ok := strings.Cut(kv, "=")
 			if !ok {
-				return nil, fmt.Errorf("%s: %q: want MODEL=WINDOW or MODEL=capacity", stubModelsEnv, kv)
+				return nil, fmt.Errorf("%s: %q: want MODEL=WINDOW, MODEL=WINDOW:vllm or MODEL=capacity", stubModelsEnv, kv)
 			}
 			if v == "capacity" {
 				s.capacity[model] = true
 				continue
 			}
+			v, wording, _ := strings.Cut(v, ":")
+			if wording != "" && wording != "vllm" {
+				return nil, fmt.Errorf("%s: %q: unknown wording %q (known: vllm)", stubModelsEnv, kv, wording)
+			}
 			w, err := strconv.Atoi(v)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %q: %v", stubModelsEnv, kv, err)
 			}
-			s.models[model] = w
+			s.models[model], s.wording[model] = w, wording
 		}
 	}
 	return s, nil
@@ -102,8 +116,10 @@ func (s *stubServer) windowOf(model string) int {
 }
 
 // stubScriptEnv names a JSON file holding a []stubTurn: the stub's replies
-// to its first requests, in order, instead of its text answer; after the
-// script it answers with text as usual.
+// to its first accepted requests, in order, instead of its text answer;
+// after the script it answers with text as usual. A refused request (an
+// overflow, an invalid history) was never answered, so it does not use up
+// the script: the retry of it gets the reply it would have got.
 const stubScriptEnv = "CTXTRIM_E2E_STUB_SCRIPT"
 
 // stubTurn is one scripted reply: a tool call as a model would make it.
@@ -136,7 +152,8 @@ func loadStubScript() ([]stubTurn, error) {
 	return script, nil
 }
 
-// turn returns the scripted reply to request n (1-based), or nil.
+// turn returns the scripted reply to the n-th accepted request (1-based),
+// or nil.
 func (s *stubServer) turn(n int64) *stubTurn {
 	if n < 1 || n > int64(len(s.script)) {
 		return nil
@@ -173,6 +190,10 @@ type stubRecord struct {
 	Dump string `json:"dump,omitempty"`
 	// Reply is the scripted tool call the stub answered with, if any.
 	Reply string `json:"reply,omitempty"`
+	// Invalid is the error message of a request refused as malformed (its
+	// tool calls and outputs unpaired, …), as the real API words it; ""
+	// for a valid request. An overflow is not a validation failure.
+	Invalid string `json:"invalid,omitempty"`
 }
 
 type stubItemInfo struct {
@@ -210,6 +231,8 @@ func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveMessages(w, r, body, &rec)
 	case r.Method == http.MethodPost && strings.HasSuffix(p, "/responses"):
 		s.serveResponses(w, body, &rec)
+	case r.Method == http.MethodPost && strings.HasSuffix(p, "/chat/completions"):
+		s.serveChat(w, body, &rec)
 	default:
 		rec.Status = http.StatusNotFound
 		http.Error(w, `{"error":{"message":"not found","type":"invalid_request_error"}}`, http.StatusNotFound)
@@ -217,9 +240,11 @@ func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveResponses answers the Responses API: the capacity error for a model
-// stubModelsEnv says is at capacity, the overflow error for an input over
-// the model's window, else the scripted tool call or a text that says what
-// the stub counted.
+// stubModelsEnv says is at capacity, the validation error for an input
+// whose tool calls and outputs are not paired (validResponsesInput), the
+// overflow error for an input over the model's window (responsesOverflow:
+// it states no window), else the scripted tool call or a text that says
+// what the stub counted.
 func (s *stubServer) serveResponses(w http.ResponseWriter, body []byte, rec *stubRecord) {
 	var req struct {
 		Model        string            `json:"model"`
@@ -229,7 +254,7 @@ func (s *stubServer) serveResponses(w http.ResponseWriter, body []byte, rec *stu
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		rec.Status = http.StatusBadRequest
-		writeAPIError(w, http.StatusBadRequest, "invalid_json", "could not parse the JSON body: "+err.Error())
+		writeOpenAIError(w, http.StatusBadRequest, "could not parse the JSON body: "+err.Error(), "", nil)
 		return
 	}
 	rec.Model = req.Model
@@ -238,6 +263,11 @@ func (s *stubServer) serveResponses(w http.ResponseWriter, body []byte, rec *stu
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusServiceUnavailable)
 		io.WriteString(w, `{"error":{"message":"Selected model is at capacity. Please try a different model.","type":"server_error","code":"server_is_overloaded"}}`)
+		return
+	}
+	if msg := validResponsesInput(req.Input); msg != "" {
+		rec.Status, rec.Invalid = http.StatusBadRequest, msg
+		writeOpenAIError(w, http.StatusBadRequest, msg, "input", nil)
 		return
 	}
 	window := s.windowOf(req.Model)
@@ -257,9 +287,15 @@ func (s *stubServer) serveResponses(w http.ResponseWriter, body []byte, rec *stu
 	}
 	if rec.Tokens > window {
 		rec.Status = http.StatusBadRequest
-		writeAPIError(w, http.StatusBadRequest, "context_length_exceeded", fmt.Sprintf(
-			"This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.",
-			window, rec.Tokens))
+		if s.wording[req.Model] == "vllm" {
+			vllmOverflow(w, window, rec.Tokens, 0)
+			return
+		}
+		// OpenAI's Responses API, verbatim (the-open-agent/openagent#2344
+		// quotes it): unlike Chat Completions it states neither the window
+		// nor the size of the input, so a client or proxy must learn the
+		// window from the sizes refused and accepted.
+		writeOpenAIError(w, http.StatusBadRequest, responsesOverflow, "input", "context_length_exceeded")
 		return
 	}
 	rec.Status = http.StatusOK
@@ -275,7 +311,7 @@ func (s *stubServer) serveResponses(w http.ResponseWriter, body []byte, rec *stu
 		"content": []map[string]any{{"type": "output_text", "text": reply, "annotations": []any{}}}}
 	outTokens := s.counter.Count(reply)
 	added := map[string]any{"type": "message", "role": "assistant", "id": "msg_" + id, "status": "in_progress", "content": []any{}}
-	if turn := s.turn(rec.N); turn != nil {
+	if turn := s.turn(s.okN.Add(1)); turn != nil {
 		item = responsesToolCall(turn, rec.N, req.Tools, req.Input)
 		added, reply = item, ""
 		rec.Reply = fmt.Sprintf("%s %s", item["type"], item["name"])
@@ -301,12 +337,88 @@ func (s *stubServer) serveResponses(w http.ResponseWriter, body []byte, rec *stu
 	bw.Flush()
 }
 
-func writeAPIError(w http.ResponseWriter, status int, code, msg string) {
+// responsesOverflow is the message of OpenAI's Responses API for an input
+// over the model's context window (code context_length_exceeded).
+const responsesOverflow = "Your input exceeds the context window of this model. Please adjust your input and try again."
+
+// writeOpenAIError writes an OpenAI error body: {"error":{"message",
+// "type":"invalid_request_error","param","code"}}; code is a string or nil
+// (OpenAI sends null for validation errors).
+func writeOpenAIError(w http.ResponseWriter, status int, msg, param string, code any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	b, _ := json.Marshal(map[string]any{"error": map[string]any{
-		"message": msg, "type": "invalid_request_error", "param": "input", "code": code}})
+		"message": msg, "type": "invalid_request_error", "param": param, "code": code}})
 	w.Write(b)
+}
+
+// vllmOverflow writes vLLM's answer to a prompt (and requested completion)
+// over the window, as its OpenAI-compatible server words it before 0.9
+// (vllm-project/vllm#20409; the body as ogx-ai/ogx#4534 quotes it): it
+// states the window, the total and its parts.
+func vllmOverflow(w http.ResponseWriter, window, prompt, completion int) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	b, _ := json.Marshal(map[string]any{"object": "error", "message": fmt.Sprintf(
+		"This model's maximum context length is %d tokens. However, you requested %d tokens (%d in the messages, %d in the completion). Please reduce the length of the messages or completion.",
+		window, prompt+completion, prompt, completion), "type": "BadRequestError", "param": nil, "code": 400})
+	w.Write(b)
+}
+
+// responsesPairs maps each Responses input item type that calls a tool the
+// client runs to the type of the item that carries its output, and names
+// the call in the API's error. Both carry the same call_id; OpenAI refuses
+// an output whose call is not earlier in the input ("No tool call found
+// for function call output with call_id call_x.", openai/codex#46193 and
+// vercel/ai#8216 quote it) and a call whose output is missing ("No tool
+// output found for function call call_x."). tool_search_call is Codex's
+// client-side tool search, paired the same way.
+var responsesPairs = map[string]struct{ output, what string }{
+	"function_call":    {"function_call_output", "function call"},
+	"custom_tool_call": {"custom_tool_call_output", "custom tool call"},
+	"computer_call":    {"computer_call_output", "computer call"},
+	"shell_call":       {"shell_call_output", "shell call"},
+	"apply_patch_call": {"apply_patch_call_output", "apply patch call"},
+	"tool_search_call": {"tool_search_output", "tool search call"},
+}
+
+// validResponsesInput returns the error OpenAI answers a Responses input
+// with whose tool calls and outputs are not paired, or "" when every
+// output follows its call and every call has its output.
+func validResponsesInput(input []json.RawMessage) string {
+	outputOf := map[string]string{} // output type → call type
+	for call, p := range responsesPairs {
+		outputOf[p.output] = call
+	}
+	calls := map[string]string{} // call_id → call type, of calls seen
+	var order []string
+	answered := map[string]bool{}
+	for _, raw := range input {
+		var it struct {
+			Type   string `json:"type"`
+			CallID string `json:"call_id"`
+		}
+		if json.Unmarshal(raw, &it) != nil || it.CallID == "" {
+			continue
+		}
+		if _, ok := responsesPairs[it.Type]; ok {
+			calls[it.CallID] = it.Type
+			order = append(order, it.CallID)
+			continue
+		}
+		if call, ok := outputOf[it.Type]; ok {
+			if calls[it.CallID] != call {
+				return fmt.Sprintf("No tool call found for %s output with call_id %s.", responsesPairs[call].what, it.CallID)
+			}
+			answered[it.CallID] = true
+		}
+	}
+	for _, id := range order {
+		if !answered[id] {
+			return fmt.Sprintf("No tool output found for %s %s.", responsesPairs[calls[id]].what, id)
+		}
+	}
+	return ""
 }
 
 type itemResult struct {
