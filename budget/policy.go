@@ -8,7 +8,8 @@ import (
 // The budget policy: how the limits of a request are chosen for a model,
 // the same for a request builder as for the ctxtrim CLI.
 //
-//	window  = Policy.Window, else the overflow error's window, else the model's
+//	window  = the smaller of Policy.Window and the overflow error's window,
+//	          else either, else the model's
 //	reserve = Policy.Reserve, else the output the overflow error requested,
 //	          else DefaultReserve(model, window)
 //	margin  = Policy.Margin (0: DefaultMarginPercent of the window)
@@ -55,6 +56,10 @@ func DefaultReserve(m Model, window int) int {
 func (p Policy) Limits(m Model, ov Overflow) (Limits, error) {
 	window := m.Window
 	switch {
+	case p.Window > 0 && ov.Window > 0:
+		// A provider that states a smaller window than the caller's is
+		// the truth; a larger one does not lift the caller's choice.
+		window = min(p.Window, ov.Window)
 	case p.Window > 0:
 		window = p.Window
 	case ov.Window > 0:
@@ -82,14 +87,22 @@ func (p Policy) Limits(m Model, ov Overflow) (Limits, error) {
 }
 
 // Plan is what a request builder needs for requests to one model: the
-// counter and the limits, with the input limit worked out. It is
-// immutable; AfterError returns a new Plan.
+// counter and the limits, with the input limit worked out, and what the
+// provider's answers taught so far. It is immutable; AfterError and
+// Accepted return new Plans.
 type Plan struct {
 	Model   Model   // the table's row
 	Counter Counter // exact for tiktoken models, the encoding × Model.Factor otherwise
 	Limits  Limits
-	Input   int    // Limits.Input(): the most tokens the request's input may take
-	Policy  Policy // the choices it was made with
+	// Input is the most tokens the request's input may take:
+	// Limits.Input(), lowered to Learned.Ceiling() when an overflow error
+	// stating no window taught one.
+	Input   int
+	Policy  Policy  // the choices it was made with
+	Learned Learned // what overflow errors and accepted requests taught
+	// Refits counts the overflow errors since the last accepted request;
+	// AfterError gives ErrGiveUp past MaxRefits.
+	Refits int
 }
 
 // PlanFor returns the plan for model in the built-in table under policy p
@@ -110,6 +123,14 @@ func (t *Table) Plan(model string, p *Policy) (*Plan, error) {
 // Plan returns the plan for m under policy p (nil: every default) after
 // the overflow ov (the zero Overflow for none).
 func (m Model) Plan(p *Policy, ov Overflow) (*Plan, error) {
+	var l Learned
+	l.Refuse(0, ov)
+	return m.plan(p, l)
+}
+
+// plan returns the plan for m under policy p with what was learned: the
+// smallest stated window, and the ceiling of sizes.
+func (m Model) plan(p *Policy, learned Learned) (*Plan, error) {
 	var pol Policy
 	if p != nil {
 		pol = *p
@@ -118,7 +139,7 @@ func (m Model) Plan(p *Policy, ov Overflow) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := pol.Limits(m, ov)
+	l, err := pol.Limits(m, Overflow{Window: learned.Window, Output: learned.Output})
 	if err != nil {
 		return nil, err
 	}
@@ -126,18 +147,50 @@ func (m Model) Plan(p *Policy, ov Overflow) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Plan{Model: m, Counter: c, Limits: l, Input: in, Policy: pol}, nil
+	if ceil := learned.Ceiling(); ceil > 0 && ceil < in {
+		in = ceil
+	}
+	return &Plan{Model: m, Counter: c, Limits: l, Input: in, Policy: pol, Learned: learned}, nil
 }
 
 // AfterError returns the plan for a retry after the provider rejected a
-// request with errText: the window (and the requested output, as the
-// reserve) the error states, FromError's reading of it, replace the
-// model's; the policy's own choices still win. Text that is not an
-// overflow error gives ErrNotOverflow (wrapped) and no plan.
+// request of the plan's with errText. An error that states a window (and
+// the requested output, taken as the reserve) replaces the model's window
+// with the smallest window stated so far; the policy's own choices still
+// win. An error that states no window (OpenAI Responses, Bedrock) lowers
+// the input limit to the ceiling learned from the sizes refused and
+// accepted (Learned.Ceiling), taking the refused request to have been as
+// large as the plan allowed. Text that is not an overflow error gives
+// ErrNotOverflow (wrapped) and no plan; an overflow past MaxRefits
+// retries, or one after which the limit would not shrink, gives ErrGiveUp
+// (wrapped): stop and report the provider's error.
 func (p *Plan) AfterError(errText string) (*Plan, error) {
 	ov, err := FromError(errText)
 	if err != nil {
 		return nil, err
 	}
-	return p.Model.Plan(&p.Policy, ov)
+	if p.Refits >= MaxRefits {
+		return nil, fmt.Errorf("%d overflow errors in a row: %w", p.Refits+1, ErrGiveUp)
+	}
+	learned := p.Learned
+	learned.Refuse(p.Input, ov)
+	next, err := p.Model.plan(&p.Policy, learned)
+	if err != nil {
+		return nil, err
+	}
+	if next.Input >= p.Input {
+		return nil, fmt.Errorf("the error leaves the input limit at %d tokens: %w", p.Input, ErrGiveUp)
+	}
+	next.Refits = p.Refits + 1
+	return next, nil
+}
+
+// Accepted returns the plan after the provider accepted a request whose
+// input was tokens (the plan's count): the size is learned, and the
+// count of overflow retries starts again.
+func (p *Plan) Accepted(tokens int) *Plan {
+	next := *p
+	next.Learned.Accept(tokens)
+	next.Refits = 0
+	return &next
 }

@@ -24,7 +24,8 @@ func TestPolicyLimits(t *testing.T) {
 		{"separate output: no reserve", Policy{}, gemini, Overflow{}, Limits{Window: gemini.Window}, nil},
 		{"window and output from the error", Policy{}, gpt4o, Overflow{Window: 24000, Output: 4000}, Limits{Window: 24000, Reserve: 4000}, nil},
 		{"a smaller server window caps the reserve", Policy{}, gpt4o, Overflow{Window: 16000}, Limits{Window: 16000, Reserve: 4000}, nil},
-		{"the policy beats the error", Policy{Window: 50000, Reserve: 1000, Margin: NoMargin}, gpt4o, Overflow{Window: 24000, Output: 4000}, Limits{Window: 50000, Reserve: 1000, Margin: NoMargin}, nil},
+		{"a smaller stated window beats the policy's; its reserve and margin stay", Policy{Window: 50000, Reserve: 1000, Margin: NoMargin}, gpt4o, Overflow{Window: 24000, Output: 4000}, Limits{Window: 24000, Reserve: 1000, Margin: NoMargin}, nil},
+		{"a larger stated window does not lift the policy's", Policy{Window: 20000, Reserve: 1000}, gpt4o, Overflow{Window: 24000}, Limits{Window: 20000, Reserve: 1000}, nil},
 		{"no reserve", Policy{Reserve: NoReserve}, gpt4o, Overflow{}, Limits{Window: 128000}, nil},
 		{"unknown model, no window", Policy{}, Model{Name: "x"}, Overflow{}, Limits{}, ErrNoWindow},
 		{"unknown model, window given", Policy{Window: 8000}, Model{Name: "x"}, Overflow{}, Limits{Window: 8000}, nil},
@@ -125,5 +126,93 @@ func TestContentBudget(t *testing.T) {
 	}
 	if s := (Sections{Task: 30, Context: 400}); s.Prompt() != 430 {
 		t.Errorf("Prompt = %d", s.Prompt())
+	}
+}
+
+// TestLearnedCeiling: the ceiling is the largest accepted size below the
+// smallest refused one, or a geometric step below it, never above it.
+func TestLearnedCeiling(t *testing.T) {
+	noNumbers := Overflow{Provider: "openai"}
+	for _, tc := range []struct {
+		name string
+		l    Learned
+		want int
+	}{
+		{"nothing learned", Learned{}, 0},
+		{"accepted only", Learned{Accepted: 20000}, 0},
+		{"refused, nothing accepted", Learned{Refused: 40000}, 40000 * RefitPercent / 100},
+		{"accepted close below refused", Learned{Refused: 26000, Accepted: 23000}, 23000},
+		{"accepted far below refused: the geometric step", Learned{Refused: 40000, Accepted: 8000}, 40000 * RefitPercent / 100},
+		{"accepted above refused (counts differ): the step", Learned{Refused: 20000, Accepted: 25000}, 20000 * RefitPercent / 100},
+		{"a stated window alone sets no ceiling", Learned{Window: 16384}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.l.Ceiling(); got != tc.want {
+				t.Errorf("Ceiling() = %d, want %d", got, tc.want)
+			}
+			if tc.l.Refused > 0 && tc.l.Ceiling() >= tc.l.Refused {
+				t.Errorf("ceiling %d is not below the refused %d", tc.l.Ceiling(), tc.l.Refused)
+			}
+		})
+	}
+	var l Learned
+	l.Refuse(30000, noNumbers)
+	l.Refuse(36000, noNumbers) // a larger refusal teaches nothing new
+	l.Refuse(0, Overflow{Window: 32768, Output: 4096})
+	l.Refuse(0, Overflow{Window: 65536}) // a larger stated window does not replace a smaller
+	if want := (Learned{Window: 32768, Output: 4096, Refused: 30000}); l != want {
+		t.Errorf("learned %+v, want %+v", l, want)
+	}
+}
+
+// TestPlanAfterErrorWithoutNumbers: an overflow error that states no
+// window never gives back the same plan: the input limit shrinks, a
+// stated window learned before is kept, and past MaxRefits retries the
+// caller is told to stop.
+func TestPlanAfterErrorWithoutNumbers(t *testing.T) {
+	const responses = `{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}`
+	p, err := PlanFor("gpt-4o", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := []int{p.Input}
+	for i := 0; i < MaxRefits; i++ {
+		next, err := p.AfterError(responses)
+		if err != nil {
+			t.Fatalf("retry %d: %v", i+1, err)
+		}
+		if want := p.Input * RefitPercent / 100; next.Input != want {
+			t.Errorf("retry %d: input %d, want %d (%d%% of %d)", i+1, next.Input, want, RefitPercent, p.Input)
+		}
+		p = next
+		inputs = append(inputs, p.Input)
+	}
+	if _, err := p.AfterError(responses); !errors.Is(err, ErrGiveUp) {
+		t.Errorf("after %d retries (inputs %v): err %v, want ErrGiveUp", MaxRefits, inputs, err)
+	}
+	// An accepted request starts the count again, and its size is kept:
+	// the next numberless error retries at it, not lower.
+	ok := p.Accepted(p.Input - 100)
+	next, err := ok.AfterError(responses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next.Input != p.Input-100 {
+		t.Errorf("after an accepted %d: retry input %d, want %d", p.Input-100, next.Input, p.Input-100)
+	}
+
+	// A stated window, then an error without numbers (Bedrock): the
+	// stated window is not forgotten.
+	p, _ = PlanFor("gpt-4o", nil)
+	small, err := p.AfterError("This model's maximum context length is 16384 tokens. However, your messages resulted in 20000 tokens.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := small.AfterError("Input is too long for requested model.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Limits.Window != 16384 || after.Input >= small.Input {
+		t.Errorf("after a stated 16384 and a numberless error: window %d, input %d (was %d)", after.Limits.Window, after.Input, small.Input)
 	}
 }

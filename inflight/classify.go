@@ -1,4 +1,4 @@
-package proxy
+package inflight
 
 import (
 	"encoding/json"

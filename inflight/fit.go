@@ -1,4 +1,4 @@
-package proxy
+package inflight
 
 import (
 	"bytes"
@@ -21,12 +21,6 @@ const DefaultStepDivisor = 8
 // minStep keeps the step useful on tiny limits.
 const minStep = 256
 
-// RefitPercent: when an overflow error states no window (OpenAI Responses'
-// "Your input exceeds the context window of this model", Codex, Bedrock),
-// the retry is cut to this share of what the provider refused, a cut large
-// enough to fit after one retry for a window anywhere near the request.
-const RefitPercent = 75
-
 // head is what the proxy reads of a request body besides its conversation.
 type head struct {
 	Model  string `json:"model"`
@@ -37,14 +31,18 @@ type head struct {
 	MaxTokens           *int `json:"max_tokens"`
 }
 
-// statedOutput is the output cap the request states, 0 for none.
-func (h head) statedOutput() int {
-	for _, p := range []*int{h.MaxOutputTokens, h.MaxCompletionTokens, h.MaxTokens} {
-		if p != nil && *p > 0 {
-			return *p
+// statedOutput is the output cap the request states and the field that
+// states it; 0 and "" for none.
+func (h head) statedOutput() (int, string) {
+	for _, f := range []struct {
+		p   *int
+		key string
+	}{{h.MaxOutputTokens, "max_output_tokens"}, {h.MaxCompletionTokens, "max_completion_tokens"}, {h.MaxTokens, "max_tokens"}} {
+		if f.p != nil && *f.p > 0 {
+			return *f.p, f.key
 		}
 	}
-	return 0
+	return 0, ""
 }
 
 // parseHead reads the request's model and output cap.
@@ -93,33 +91,6 @@ func jsonError(body []byte, err error) error {
 	return err
 }
 
-// Target is what a request is fitted to: how to count it and how large a
-// request its model takes.
-type Target struct {
-	Counter budget.Counter // required
-	Window  int            // context window in tokens; 0 when unknown (then only Options.Budget limits)
-	Reserve int            // tokens kept for the output when the request states less
-	Margin  int            // as budget.Limits.Margin: 0 is the default margin, budget.NoMargin none
-}
-
-// limit returns the input limit of a request to t that states an output
-// cap of stated tokens, capped at cap when positive: 0 when there is no
-// limit at all, -1 when the window leaves no room for input.
-func (t Target) limit(stated, cap int) int {
-	n := 0
-	if t.Window > 0 {
-		in, err := budget.Limits{Window: t.Window, Reserve: max(t.Reserve, stated), Margin: t.Margin}.Input()
-		if err != nil {
-			return -1
-		}
-		n = in
-	}
-	if cap > 0 && (n == 0 || cap < n) {
-		n = cap
-	}
-	return n
-}
-
 // StableLimit is the limit the proxy asks history to prune a request of
 // total tokens to, for an input limit of limit and a step of step tokens:
 // the excess rounded up to a multiple of step is freed, so that requests
@@ -158,8 +129,12 @@ type fitResult struct {
 	// reject is set when the request needed pruning but could not be
 	// parsed: the proxy answers 400 with it.
 	reject error
-	// note says why a request over its limit went out unchanged.
+	// note says why a request over its limit went out unchanged, or
+	// that it went out in its smallest valid form.
 	note string
+	// minimal is set when the pinned minimum is over the limit and body
+	// is the smallest valid form: after is then over the limit.
+	minimal bool
 }
 
 // fitter fits conversations. It is safe for concurrent use.
@@ -240,11 +215,32 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 			}
 		}
 	}
+	var nf *budget.NoFitError
+	if err != nil && errors.As(err, &nf) && nf.Pinned > limit {
+		// Even the pinned minimum is over the limit. The request as it
+		// is must fail; its smallest valid form (every turn that may go
+		// dropped) may still fit the real window, which a limit shrunk
+		// by a reserve or a margin understates.
+		if pr, err = prune(nf.Pinned); err == nil {
+			res.minimal = true
+			res.note = fmt.Sprintf("pinned minimum %d is over the limit %d: sent the smallest valid form", nf.Pinned, limit)
+		}
+	}
 	if err != nil {
 		res.note = "cannot fit: " + shortError(err)
 		return res
 	}
 	after := history.Tokens(pr.Conversation, c)
+	if res.minimal {
+		var out bytes.Buffer
+		if err := pr.Conversation.Encode(&out); err != nil {
+			res.note = "cannot encode the pruned request: " + err.Error()
+			return res
+		}
+		res.body, res.changed, res.after = out.Bytes(), pr.Changed(), after
+		res.steps = describeSteps(pr)
+		return res
+	}
 	if after > limit {
 		res.note = fmt.Sprintf("cannot fit: pruned to %d tokens, over the limit of %d", after, limit)
 		return res
@@ -313,6 +309,13 @@ func setModel(body []byte, model string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return setField(body, "model", val)
+}
+
+// setField returns body with its top-level field key set to the JSON
+// value val (added at the front when absent); every other byte is kept.
+// body must be a valid JSON object.
+func setField(body []byte, key string, val []byte) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()
 	if err != nil {
@@ -331,7 +334,7 @@ func setModel(body []byte, model string) ([]byte, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, jsonError(body, err)
 		}
-		if k, _ := kt.(string); k == "model" {
+		if k, _ := kt.(string); k == key {
 			end := dec.InputOffset()
 			// start is just past the key; the value starts after the colon.
 			vs := start + int64(bytes.IndexByte(body[start:end], ':')) + 1
@@ -343,7 +346,7 @@ func setModel(body []byte, model string) ([]byte, error) {
 			return out, nil
 		}
 	}
-	// No model field: add one at the front.
+	// No such field: add one at the front.
 	i := bytes.IndexByte(body, '{') + 1
 	sep := []byte(",")
 	if rest := bytes.TrimSpace(body[i:]); len(rest) > 0 && rest[0] == '}' {
@@ -351,7 +354,8 @@ func setModel(body []byte, model string) ([]byte, error) {
 	}
 	out := make([]byte, 0, len(body)+len(val)+10)
 	out = append(out, body[:i]...)
-	out = append(append(append(out, `"model":`...), val...), sep...)
+	kb, _ := json.Marshal(key)
+	out = append(append(append(append(out, kb...), ':'), val...), sep...)
 	return append(out, body[i:]...), nil
 }
 

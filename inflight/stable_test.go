@@ -1,4 +1,4 @@
-package proxy
+package inflight
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/internal/testreq"
 )
 
 // breaks replays a tool loop that grows one step a turn, fits every turn
@@ -25,7 +26,7 @@ func breaks(t *testing.T, f history.Format, turns, limit, step int, remember boo
 	var prev []json.RawMessage
 	first := 0
 	for turn := 1; turn <= turns; turn++ {
-		body := agent{format: f, model: "m", steps: turn, outTokens: 300}.body()
+		body := testreq.Agent{Format: string(f), Model: "m", Steps: turn, OutTokens: 300}.Body()
 		conv, err := history.ParseFormat(bytes.NewReader(body), f)
 		if err != nil {
 			t.Fatal(err)
@@ -97,23 +98,23 @@ func TestStickyOnlyExtends(t *testing.T) {
 	c, _ := budget.NewEncodingCounter(budget.O200kBase)
 	ft := fitter{sticky: newSticky(DefaultStickyBytes)}
 	f := history.FormatChat
-	fit := func(a agent) fitResult {
-		body := a.body()
+	fit := func(a testreq.Agent) fitResult {
+		body := a.Body()
 		conv, err := history.ParseFormat(bytes.NewReader(body), f)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ft.fit("m", body, conv, nil, c, 4000)
 	}
-	a := agent{format: f, model: "m", steps: 14, outTokens: 300}
+	a := testreq.Agent{Format: string(f), Model: "m", Steps: 14, OutTokens: 300}
 	if r := fit(a); !r.changed || strings.HasPrefix(r.steps, "as before") {
 		t.Fatalf("first: want a fresh prune, got %q", r.steps)
 	}
-	a.steps++
+	a.Steps++
 	if r := fit(a); !strings.HasPrefix(r.steps, "as before + 2 new items") {
 		t.Fatalf("next turn: want the pruned form reused, got %q", r.steps)
 	}
-	a.secret = "an edited task"
+	a.Secret = "an edited task"
 	if r := fit(a); strings.HasPrefix(r.steps, "as before") {
 		t.Fatalf("edited history: want a fresh prune, got %q", r.steps)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/inflight"
 	"github.com/ctxtrim/ctxtrim/internal/proxy"
 )
 
@@ -94,6 +95,7 @@ type proxyOptions struct {
 	listen      string
 	allowRemote bool
 	opts        proxy.Options
+	notes       []string // said once at start
 }
 
 func runProxy(e *env, args []string) error {
@@ -165,13 +167,13 @@ func parseProxy(e *env, args []string) (*proxyOptions, error) {
 	if err := proxy.CheckListen(po.listen, po.allowRemote); err != nil {
 		return nil, usageError(err)
 	}
-	res, err := newProxyResolver(&bf, *configFile)
+	ms, err := proxyModels(&bf, *configFile)
 	if err != nil {
 		return nil, usageError(err)
 	}
 	po.opts = proxy.Options{
 		Upstream: *upstream,
-		Resolve:  res.resolve,
+		Resolve:  ms.Resolve,
 		Budget:   bf.budget.v,
 		DryRun:   *dryRun,
 		MaxBody:  *maxBody,
@@ -179,6 +181,9 @@ func parseProxy(e *env, args []string) (*proxyOptions, error) {
 	}
 	if len(fb) > 0 {
 		po.opts.Fallback = fb
+	}
+	if bf.window.set {
+		po.notes = append(po.notes, fmt.Sprintf("-window %d replaces the window of every model, the table's included (a smaller window an overflow error states still wins)", bf.window.v))
 	}
 	return po, nil
 }
@@ -204,6 +209,9 @@ func serveProxy(ctx context.Context, e *env, po *proxyOptions, ready chan<- stri
 		mode = " (dry run: nothing is changed)"
 	}
 	fmt.Fprintf(e.stderr, "ctxtrim: proxy listening on http://%s, forwarding to %s%s\n", addr, opts.Upstream, mode)
+	for _, n := range po.notes {
+		fmt.Fprintf(e.stderr, "ctxtrim: proxy: %s\n", n)
+	}
 	if ready != nil {
 		ready <- addr
 	}
@@ -225,93 +233,55 @@ func serveProxy(ctx context.Context, e *env, po *proxyOptions, ready chan<- stri
 	return nil
 }
 
-// proxyResolver resolves the model of each request with the budget flags'
-// and the configuration's policy: the request's model from the table
-// (configuration rows included); a model missing from it as -model's, or
-// with -window (counted with -encoding, else o200k_base); the limits by
-// budget.Policy, the reserve and margin as every budgeted command takes
-// them (-reserve, -margin, the configuration, then the defaults).
-type proxyResolver struct {
-	bf    *budgetFlags
-	cfg   *config
-	table *budget.Table
-}
-
-func newProxyResolver(bf *budgetFlags, configFile string) (*proxyResolver, error) {
+// proxyModels is how the proxy resolves the model of each request: the
+// one resolution of inflight.Models, with the budget flags' and the
+// configuration's choices: the request's model from the table
+// (configuration rows included); a model missing from it as -model's (or
+// the configuration's model), or with -window (counted with -encoding,
+// else o200k_base); -window replaces every model's window, table or not;
+// the reserve and margin as every budgeted command takes them (-reserve,
+// -margin, the configuration, then the defaults).
+func proxyModels(bf *budgetFlags, configFile string) (inflight.Models, error) {
 	cfg, err := loadConfig(".", configFile)
 	if err != nil {
-		return nil, err
+		return inflight.Models{}, err
 	}
 	table, err := cfg.table()
 	if err != nil {
-		return nil, err
+		return inflight.Models{}, err
 	}
-	r := &proxyResolver{bf: bf, cfg: cfg, table: table}
 	if bf.encoding != "" {
 		if _, err := budget.NewEncodingCounter(bf.encoding); err != nil {
-			return nil, fmt.Errorf("-encoding: %w", err)
+			return inflight.Models{}, fmt.Errorf("-encoding: %w", err)
 		}
 	}
-	if m := strings.TrimSpace(bf.model); m != "" && !bf.window.set {
-		if _, err := table.Lookup(m); err != nil {
-			return nil, err
+	name := strings.TrimSpace(bf.model)
+	if name != "" && !bf.window.set {
+		if _, err := table.Lookup(name); err != nil {
+			return inflight.Models{}, err
 		}
+	}
+	if name == "" {
+		name = strings.TrimSpace(cfg.Model)
 	}
 	if bf.budget.set && bf.window.set && bf.budget.v > bf.window.v {
-		return nil, fmt.Errorf("-budget %d exceeds the -window %d; lower -budget", bf.budget.v, bf.window.v)
+		return inflight.Models{}, fmt.Errorf("-budget %d exceeds the -window %d; lower -budget", bf.budget.v, bf.window.v)
 	}
-	return r, nil
-}
-
-// resolve is proxy.Options.Resolve.
-func (r *proxyResolver) resolve(model string, window int) (proxy.Target, error) {
-	m, err := r.table.Lookup(model)
-	if err != nil {
-		// A model missing from the table: -model's (or the
-		// configuration's model), with -window's window if given.
-		name := strings.TrimSpace(r.bf.model)
-		if name == "" {
-			name = strings.TrimSpace(r.cfg.Model)
-		}
-		switch fm, ferr := r.table.Lookup(name); {
-		case name != "" && ferr == nil:
-			m = fm
-		case r.bf.window.set:
-			m = budget.Model{Name: model, Encoding: budget.O200kBase}
-		default:
-			return proxy.Target{}, err
-		}
-		if r.bf.window.set {
-			m.Window = r.bf.window.v
-		}
-	}
-	if r.bf.encoding != "" {
-		m.Encoding, m.Factor = r.bf.encoding, 1
-	}
-	c, err := m.Counter()
-	if err != nil {
-		return proxy.Target{}, err
-	}
-	// budget's policy: the window learned from an overflow error, else
-	// the model's; the reserve and margin as every budgeted command takes
-	// them (flag, else configuration, else the defaults).
-	pol := budget.Policy{Window: window}
-	switch {
-	case r.bf.reserve.set:
-		pol.Reserve = noReserveIfZero(r.bf.reserve.v)
-	case r.cfg.Reserve != nil:
-		pol.Reserve = noReserveIfZero(*r.cfg.Reserve)
+	ms := inflight.Models{Table: table, Default: name, Encoding: bf.encoding}
+	if bf.window.set {
+		ms.Policy.Window = bf.window.v
 	}
 	switch {
-	case r.bf.margin.set:
-		pol.Margin = noMarginIfZero(r.bf.margin.v)
-	case r.cfg.Margin != nil:
-		pol.Margin = noMarginIfZero(*r.cfg.Margin)
+	case bf.reserve.set:
+		ms.Policy.Reserve = noReserveIfZero(bf.reserve.v)
+	case cfg.Reserve != nil:
+		ms.Policy.Reserve = noReserveIfZero(*cfg.Reserve)
 	}
-	l, err := pol.Limits(m, budget.Overflow{})
-	if err != nil {
-		return proxy.Target{}, err
+	switch {
+	case bf.margin.set:
+		ms.Policy.Margin = noMarginIfZero(bf.margin.v)
+	case cfg.Margin != nil:
+		ms.Policy.Margin = noMarginIfZero(*cfg.Margin)
 	}
-	t := proxy.Target{Counter: c, Window: l.Window, Reserve: l.Reserve, Margin: l.Margin}
-	return t, nil
+	return ms, nil
 }

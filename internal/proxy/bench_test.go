@@ -23,6 +23,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/internal/testreq"
 )
 
 // leanStub answers every request with a short event stream, reading the
@@ -80,7 +81,7 @@ func BenchmarkLatency(b *testing.B) {
 		name         string
 		steps, outTk int
 	}{{"1k", 2, 400}, {"100k", 100, 1000}} {
-		body := agent{format: history.FormatResponses, model: "m", steps: size.steps, outTokens: size.outTk, stream: true}.body()
+		body := testreq.Agent{Format: string(history.FormatResponses), Model: "m", Steps: size.steps, OutTokens: size.outTk, Stream: true}.Body()
 		n := tokensOf(b, history.FormatResponses, body)
 		for _, mode := range []string{"direct", "proxy", "proxy-pruned"} {
 			b.Run(size.name+"/"+mode, func(b *testing.B) {
@@ -163,7 +164,7 @@ func BenchmarkThroughput(b *testing.B) {
 	const streams = 50
 	up := httptest.NewServer(leanStub{events: 20})
 	defer up.Close()
-	body := agent{format: history.FormatResponses, model: "m", steps: 20, outTokens: 450, stream: true}.body()
+	body := testreq.Agent{Format: string(history.FormatResponses), Model: "m", Steps: 20, OutTokens: 450, Stream: true}.Body()
 	n := tokensOf(b, history.FormatResponses, body)
 	for _, mode := range []string{"direct", "proxy", "proxy-pruned"} {
 		b.Run(mode, func(b *testing.B) {
@@ -275,7 +276,7 @@ func replays(b *testing.B) []replay {
 			if top["tools"] != nil {
 				body["tools"] = top["tools"]
 			}
-			r.bodies = append(r.bodies, mustJSON(body))
+			r.bodies = append(r.bodies, testreq.MustJSON(body))
 		}
 		out = append(out, r)
 	}
@@ -308,7 +309,7 @@ func replays(b *testing.B) []replay {
 			if !modelOut || prevOut {
 				continue
 			}
-			r.bodies = append(r.bodies, mustJSON(map[string]any{"model": "gpt-5.5", "instructions": meta.Payload.BaseInstructions.Text, "input": items[:k], "store": false}))
+			r.bodies = append(r.bodies, testreq.MustJSON(map[string]any{"model": "gpt-5.5", "instructions": meta.Payload.BaseInstructions.Text, "input": items[:k], "store": false}))
 		}
 		out = append(out, r)
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/internal/testreq"
 )
 
 // 200 concurrent streams through the proxy: every answer complete, in
@@ -36,7 +37,7 @@ func TestConcurrentStreams(t *testing.T) {
 			f := formats[i%len(formats)]
 			// A third of them need pruning.
 			steps := 2 + i%3*8
-			body := agent{format: f, model: "m", steps: steps, outTokens: 250, stream: true, secret: fmt.Sprint(i)}.body()
+			body := testreq.Agent{Format: string(f), Model: "m", Steps: steps, OutTokens: 250, Stream: true, Secret: fmt.Sprint(i)}.Body()
 			resp, err := client.Post(r.front.URL+pathOf(f), "application/json", bytes.NewReader(body))
 			if err != nil {
 				errs <- err
@@ -91,7 +92,7 @@ func TestConcurrentStreams(t *testing.T) {
 // response, or the error of the round trip.
 func streamFrom(t *testing.T, r *rig, ctx context.Context, fault string) (*http.Response, error) {
 	t.Helper()
-	body := agent{format: history.FormatResponses, model: "m", steps: 2, outTokens: 50, stream: true}.body()
+	body := testreq.Agent{Format: string(history.FormatResponses), Model: "m", Steps: 2, OutTokens: 50, Stream: true}.Body()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.front.URL+"/v1/responses", bytes.NewReader(body))
 	req.Header.Set("X-Stub-Fault", fault)
 	return r.front.Client().Do(req)
@@ -142,7 +143,7 @@ func TestUpstreamFaults(t *testing.T) {
 				t.Errorf("a truncated stream reached its end event")
 			}
 			// The proxy still serves.
-			st, _, _ := r.post(t, "/v1/responses", agent{format: history.FormatResponses, model: "m", steps: 1}.body(), nil)
+			st, _, _ := r.post(t, "/v1/responses", testreq.Agent{Format: string(history.FormatResponses), Model: "m", Steps: 1}.Body(), nil)
 			if st != 200 {
 				t.Errorf("after the fault the proxy answers %d", st)
 			}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/inflight"
+	"github.com/ctxtrim/ctxtrim/internal/testreq"
 )
 
 // recorder is an upstream transport that keeps the last body it was sent
@@ -37,8 +39,8 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 // the limit and is valid whenever the body was.
 func FuzzProxy(f *testing.F) {
 	for i, fm := range formats {
-		f.Add(uint8(i), agent{format: fm, model: "m", steps: 8, outTokens: 80}.body())
-		f.Add(uint8(i), agent{format: fm, model: "m", steps: 1, outTokens: 5}.body())
+		f.Add(uint8(i), testreq.Agent{Format: string(fm), Model: "m", Steps: 8, OutTokens: 80}.Body())
+		f.Add(uint8(i), testreq.Agent{Format: string(fm), Model: "m", Steps: 1, OutTokens: 5}.Body())
 	}
 	f.Add(uint8(0), []byte(`{"model":"m","input":[{"type":"function_call_output","call_id":"x","output":"y"}]}`))
 	f.Add(uint8(1), []byte(`{"model":"m","messages":[{"role":"tool","content":"orphan"}]}`))
@@ -47,8 +49,8 @@ func FuzzProxy(f *testing.F) {
 	rec := &recorder{}
 	c, _ := budget.NewEncodingCounter(budget.O200kBase)
 	p, err := New(&Options{Upstream: "http://upstream.invalid", Transport: rec, MaxBody: 1 << 20,
-		Resolve: func(string, int) (Target, error) {
-			return Target{Counter: c, Window: limit, Margin: budget.NoMargin}, nil
+		Resolve: func(string, int) (inflight.Target, error) {
+			return inflight.Target{Counter: c, Window: limit, Margin: budget.NoMargin}, nil
 		}})
 	if err != nil {
 		f.Fatal(err)

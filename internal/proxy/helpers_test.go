@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,80 +15,8 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/inflight"
 )
-
-// words returns about n tokens of varied text, seeded so that outputs
-// differ from each other.
-func words(seed, n int) string {
-	vocab := []string{"retry", "request", "body", "attempt", "drops", "backoff", "client", "timeout", "payload", "resend", "worker", "latency"}
-	var b strings.Builder
-	for i := 0; i < n; i++ {
-		b.WriteString(vocab[(seed*7+i*i+i)%len(vocab)])
-		if i%13 == 12 {
-			b.WriteString(".\n")
-		} else {
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
-}
-
-// agent describes a tool-loop conversation: a system prompt, one task,
-// then steps of (call, output of outTokens tokens).
-type agent struct {
-	format    history.Format
-	model     string
-	steps     int
-	outTokens int
-	stream    bool
-	secret    string // text put in the task, which must never reach a log
-}
-
-// body renders the conversation as a request body of its format.
-func (a agent) body() []byte {
-	task := "Fix the retry bug. " + a.secret
-	var msgs []any
-	switch a.format {
-	case history.FormatChat:
-		msgs = append(msgs, map[string]any{"role": "system", "content": "You are a coding agent."},
-			map[string]any{"role": "user", "content": task})
-		for i := 0; i < a.steps; i++ {
-			id := fmt.Sprintf("call_%d", i)
-			msgs = append(msgs,
-				map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function",
-					"function": map[string]any{"name": "shell", "arguments": fmt.Sprintf(`{"cmd":"cat file%d.go"}`, i)}}}},
-				map[string]any{"role": "tool", "tool_call_id": id, "content": words(i, a.outTokens)})
-		}
-		return mustJSON(map[string]any{"model": a.model, "stream": a.stream, "messages": msgs})
-	case history.FormatAnthropic:
-		msgs = append(msgs, map[string]any{"role": "user", "content": task})
-		for i := 0; i < a.steps; i++ {
-			id := fmt.Sprintf("toolu_%d", i)
-			msgs = append(msgs,
-				map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "bash",
-					"input": map[string]any{"command": fmt.Sprintf("cat file%d.go", i)}}}},
-				map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": words(i, a.outTokens)}}})
-		}
-		return mustJSON(map[string]any{"model": a.model, "max_tokens": 1024, "stream": a.stream, "system": "You are a coding agent.", "messages": msgs})
-	default:
-		msgs = append(msgs, map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": task}}})
-		for i := 0; i < a.steps; i++ {
-			id := fmt.Sprintf("call_%d", i)
-			msgs = append(msgs,
-				map[string]any{"type": "function_call", "call_id": id, "name": "shell", "arguments": fmt.Sprintf(`{"cmd":"cat file%d.go"}`, i)},
-				map[string]any{"type": "function_call_output", "call_id": id, "output": words(i, a.outTokens)})
-		}
-		return mustJSON(map[string]any{"model": a.model, "stream": a.stream, "instructions": "You are a coding agent.", "input": msgs})
-	}
-}
-
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
 
 func pathOf(f history.Format) string {
 	switch f {
@@ -143,17 +70,17 @@ type rig struct {
 
 // fixedResolve resolves every model to o200k_base with the given windows
 // (the proxy's idea of them), no reserve and no margin.
-func fixedResolve(windows map[string]int) func(string, int) (Target, error) {
+func fixedResolve(windows map[string]int) func(string, int) (inflight.Target, error) {
 	c, _ := budget.NewEncodingCounter(budget.O200kBase)
-	return func(model string, window int) (Target, error) {
+	return func(model string, window int) (inflight.Target, error) {
 		w, ok := windows[model]
 		if window > 0 {
 			w, ok = window, true
 		}
 		if !ok {
-			return Target{}, fmt.Errorf("%w %q", budget.ErrUnknownModel, model)
+			return inflight.Target{}, fmt.Errorf("%w %q", budget.ErrUnknownModel, model)
 		}
-		return Target{Counter: c, Window: w, Margin: budget.NoMargin}, nil
+		return inflight.Target{Counter: c, Window: w, Margin: budget.NoMargin}, nil
 	}
 }
 

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/inflight"
+	"github.com/ctxtrim/ctxtrim/internal/testreq"
 )
 
 var formats = []history.Format{history.FormatResponses, history.FormatChat, history.FormatAnthropic}
@@ -23,7 +26,7 @@ func TestFitsUnchanged(t *testing.T) {
 			t.Run(string(f)+map[bool]string{true: "/stream", false: ""}[stream], func(t *testing.T) {
 				s := newStub(map[string]int{"m": 100000})
 				r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 100000})})
-				body := agent{format: f, model: "m", steps: 3, outTokens: 200, stream: stream, secret: "SECRET-TASK-TEXT"}.body()
+				body := testreq.Agent{Format: string(f), Model: "m", Steps: 3, OutTokens: 200, Stream: stream, Secret: "SECRET-TASK-TEXT"}.Body()
 				// Odd formatting that a re-encoder would change.
 				body = append([]byte("  "), body...)
 				st, hdr, ans := r.post(t, pathOf(f), body, map[string]string{"Authorization": "Bearer sk-SECRET-KEY", "X-Api-Key": "SECRET-KEY-2"})
@@ -66,7 +69,7 @@ func TestPrunedWhenOver(t *testing.T) {
 			const window = 3000
 			s := newStub(map[string]int{"m": window})
 			r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": window})})
-			body := agent{format: f, model: "m", steps: 12, outTokens: 400, secret: "SECRET-TASK-TEXT"}.body()
+			body := testreq.Agent{Format: string(f), Model: "m", Steps: 12, OutTokens: 400, Secret: "SECRET-TASK-TEXT"}.Body()
 			if n := tokensOf(t, f, body); n <= window {
 				t.Fatalf("the request (%d tokens) must be over the window", n)
 			}
@@ -90,59 +93,82 @@ func TestStatedOutputReserved(t *testing.T) {
 	const window = 6000
 	s := newStub(nil)
 	r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": window})})
-	body := agent{format: history.FormatAnthropic, model: "m", steps: 12, outTokens: 400}.body() // max_tokens 1024
+	body := testreq.Agent{Format: string(history.FormatAnthropic), Model: "m", Steps: 12, OutTokens: 400}.Body() // max_tokens 1024
 	r.post(t, "/v1/messages", body, nil)
 	if recs := s.recs(); len(recs) != 1 || recs[0].Tokens > window-1024 {
 		t.Fatalf("want a request within window − max_tokens = %d, got %+v", window-1024, recs)
 	}
 }
 
-// The provider's overflow error makes the proxy re-fit to the window it
-// states and retry once; the window is then remembered.
+// The provider's overflow error makes the proxy re-fit and retry; what it
+// learned fits the next request at once. An error that states the window
+// (Chat, Anthropic) is met in one retry; OpenAI Responses' error states no
+// numbers, so the proxy shrinks geometrically, within budget.MaxRefits.
 func TestOverflowRetry(t *testing.T) {
 	for _, f := range formats {
 		t.Run(string(f), func(t *testing.T) {
 			const real = 3000
 			s := newStub(map[string]int{"m": real})
 			r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 200000})})
-			body := agent{format: f, model: "m", steps: 12, outTokens: 400}.body()
+			body := testreq.Agent{Format: string(f), Model: "m", Steps: 12, OutTokens: 400}.Body()
 			st, _, ans := r.post(t, pathOf(f), body, nil)
 			if st != 200 {
 				t.Fatalf("status %d: %s\nlog: %s", st, ans, r.log)
 			}
 			recs := s.recs()
-			if len(recs) != 2 || recs[0].Status != 400 || recs[1].Status != 200 || recs[1].Tokens > real {
-				t.Fatalf("want a refused request then one within %d tokens: %+v", real, recs)
+			maxAttempts := 2
+			if f == history.FormatResponses {
+				maxAttempts = 1 + budget.MaxRefits
 			}
-			if !strings.Contains(r.log.String(), "attempts=2") {
+			last := recs[len(recs)-1]
+			if len(recs) < 2 || len(recs) > maxAttempts || last.Status != 200 || last.Tokens > real {
+				t.Fatalf("want refused requests then one within %d tokens, in at most %d attempts: %+v", real, maxAttempts, recs)
+			}
+			for i := 1; i < len(recs); i++ {
+				if recs[i-1].Status != 400 || recs[i].Tokens >= recs[i-1].Tokens {
+					t.Errorf("attempt %d: want each retry smaller than the refused one: %+v", i+1, recs)
+				}
+			}
+			if !strings.Contains(r.log.String(), fmt.Sprintf("attempts=%d", len(recs))) {
 				t.Errorf("log: %s", r.log)
 			}
 			// The next request is fitted before it is sent.
+			n := len(recs)
 			r.post(t, pathOf(f), body, nil)
-			if recs := s.recs(); len(recs) != 3 || recs[2].Status != 200 {
-				t.Fatalf("want the learned window to fit the next request at once: %+v", recs)
+			if recs := s.recs(); len(recs) != n+1 || recs[n].Status != 200 {
+				t.Fatalf("want what was learned to fit the next request at once: %+v", recs)
 			}
 		})
 	}
 }
 
-// A provider that counts far more than the proxy: the retry is made once,
-// then its error reaches the client as the provider wrote it.
-func TestOverflowRetryOnce(t *testing.T) {
-	s := newStub(map[string]int{"m": 3000})
-	s.extra = 2500 // a fixed cost the proxy cannot see: the re-fitted request is refused too
-	r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 200000})})
-	body := agent{format: history.FormatResponses, model: "m", steps: 30, outTokens: 400}.body()
-	st, _, ans := r.post(t, "/v1/responses", body, nil)
-	recs := s.recs()
-	if st != 400 || len(recs) != 2 {
-		t.Fatalf("want the provider's 400 after exactly two attempts: status %d, %d attempts", st, len(recs))
-	}
-	var e struct {
-		Error struct{ Code, Message string }
-	}
-	if json.Unmarshal(ans, &e) != nil || e.Error.Code != "context_length_exceeded" {
-		t.Errorf("want the provider's error body, got %s", ans)
+// A provider that counts far more than the proxy: the retries are bounded
+// (1 + budget.MaxRefits attempts, each smaller), then the provider's error
+// reaches the client as the provider wrote it.
+func TestOverflowRetryBounded(t *testing.T) {
+	for _, f := range []history.Format{history.FormatResponses, history.FormatChat} {
+		t.Run(string(f), func(t *testing.T) {
+			s := newStub(map[string]int{"m": 3000})
+			s.extra = 2900 // a fixed cost the proxy cannot see: every re-fitted request is refused too
+			r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 200000})})
+			body := testreq.Agent{Format: string(f), Model: "m", Steps: 30, OutTokens: 400}.Body()
+			st, _, ans := r.post(t, pathOf(f), body, nil)
+			recs := s.recs()
+			if st != 400 || len(recs) < 2 || len(recs) > 1+budget.MaxRefits {
+				t.Fatalf("want the provider's 400 after 2 to %d attempts: status %d, %d attempts", 1+budget.MaxRefits, st, len(recs))
+			}
+			for i := 1; i < len(recs); i++ {
+				if recs[i].Tokens >= recs[i-1].Tokens {
+					t.Errorf("attempt %d (%d tokens) is not smaller than the one refused before (%d)", i+1, recs[i].Tokens, recs[i-1].Tokens)
+				}
+			}
+			var e struct {
+				Error struct{ Code, Message string }
+			}
+			if json.Unmarshal(ans, &e) != nil || e.Error.Code != "context_length_exceeded" {
+				t.Errorf("want the provider's error body, got %s", ans)
+			}
+		})
 	}
 }
 
@@ -154,7 +180,7 @@ func TestFallback(t *testing.T) {
 	s.capacity["primary"] = http.StatusServiceUnavailable
 	s.retryAfter = "2"
 	windows := map[string]int{"primary": 100000, "backup": backupWindow}
-	body := agent{format: history.FormatResponses, model: "primary", steps: 12, outTokens: 400, stream: true}.body()
+	body := testreq.Agent{Format: string(history.FormatResponses), Model: "primary", Steps: 12, OutTokens: 400, Stream: true}.Body()
 
 	t.Run("with fallback", func(t *testing.T) {
 		r := newRig(t, s, Options{Resolve: fixedResolve(windows), Fallback: map[string][]string{"primary": {"backup"}}})
@@ -188,13 +214,13 @@ func TestFallback(t *testing.T) {
 	})
 	t.Run("all at capacity", func(t *testing.T) {
 		s.records = nil
-		s.capacity["backup"] = StatusOverloaded
+		s.capacity["backup"] = inflight.StatusOverloaded
 		defer delete(s.capacity, "backup")
 		r := newRig(t, s, Options{Resolve: fixedResolve(windows), Fallback: map[string][]string{"primary": {"backup"}}})
 		st, _, _ := r.post(t, "/v1/responses", body, nil)
 		recs := s.recs()
-		if st != StatusOverloaded || len(recs) != DefaultAttempts {
-			t.Fatalf("want %d attempts then the last answer (529), got %d after %d", DefaultAttempts, st, len(recs))
+		if st != inflight.StatusOverloaded || len(recs) != inflight.DefaultAttempts {
+			t.Fatalf("want %d attempts then the last answer (529), got %d after %d", inflight.DefaultAttempts, st, len(recs))
 		}
 		// primary, backup, primary (after its 2 s Retry-After), backup.
 		want := []string{"primary", "backup", "primary", "backup"}
@@ -215,7 +241,7 @@ func TestFallback(t *testing.T) {
 func TestErrorPassThrough(t *testing.T) {
 	s := newStub(map[string]int{"m": 100000})
 	r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 100000}), Fallback: map[string][]string{"m": {"n"}}})
-	st, hdr, ans := r.post(t, "/v1/responses", agent{format: history.FormatResponses, model: "m", steps: 1}.body(), map[string]string{"X-Stub-Fault": "500"})
+	st, hdr, ans := r.post(t, "/v1/responses", testreq.Agent{Format: string(history.FormatResponses), Model: "m", Steps: 1}.Body(), map[string]string{"X-Stub-Fault": "500"})
 	if st != 500 || hdr.Get("X-Stub-Detail") != "kept" || string(ans) != `{"error":{"message":"internal error","type":"server_error"}}` {
 		t.Fatalf("want the 500 as sent: %d %v %s", st, hdr, ans)
 	}
@@ -227,7 +253,7 @@ func TestErrorPassThrough(t *testing.T) {
 func TestMaxBody(t *testing.T) {
 	s := newStub(nil)
 	r := newRig(t, s, Options{MaxBody: 1000})
-	st, _, ans := r.post(t, "/v1/chat/completions", agent{format: history.FormatChat, model: "m", steps: 5, outTokens: 100}.body(), nil)
+	st, _, ans := r.post(t, "/v1/chat/completions", testreq.Agent{Format: string(history.FormatChat), Model: "m", Steps: 5, OutTokens: 100}.Body(), nil)
 	if st != http.StatusRequestEntityTooLarge || !bytes.Contains(ans, []byte("1000-byte limit")) {
 		t.Fatalf("want 413 naming the limit: %d %s", st, ans)
 	}
@@ -246,7 +272,7 @@ func TestMalformed(t *testing.T) {
 	if recs := s.recs(); st != 400 || len(recs) != 1 || recs[0].Hash != bodyHash(small) {
 		t.Fatalf("want the malformed body forwarded unchanged and the provider's 400: %d %s %+v", st, ans, recs)
 	}
-	big := []byte(`{"model": "m", "messages": [{"role": "user", "content": "` + strings.ReplaceAll(words(1, 200), "\n", " ") + `"}, ]}`)
+	big := []byte(`{"model": "m", "messages": [{"role": "user", "content": "` + strings.ReplaceAll(testreq.Words(1, 200), "\n", " ") + `"}, ]}`)
 	st, hdr, ans := r.post(t, "/v1/chat/completions", big, nil)
 	if st != 400 || hdr.Get("X-Ctxtrim-Proxy-Error") == "" || !bytes.Contains(ans, []byte("cannot be parsed")) || !bytes.Contains(ans, []byte("line 1, column")) {
 		t.Fatalf("want the proxy's 400 saying what could not be parsed: %d %s", st, ans)
@@ -255,7 +281,7 @@ func TestMalformed(t *testing.T) {
 		t.Errorf("a body that needed pruning and could not be parsed went upstream")
 	}
 	// Valid JSON that is not a conversation.
-	odd := []byte(`{"model":"m","messages":"` + strings.ReplaceAll(words(2, 200), "\n", " ") + `"}`)
+	odd := []byte(`{"model":"m","messages":"` + strings.ReplaceAll(testreq.Words(2, 200), "\n", " ") + `"}`)
 	if st, _, ans := r.post(t, "/v1/chat/completions", odd, nil); st != 400 || !bytes.Contains(ans, []byte("ctxtrim proxy")) {
 		t.Fatalf("want the proxy's 400: %d %s", st, ans)
 	}
@@ -273,7 +299,7 @@ func TestForwardedAsIs(t *testing.T) {
 	if resp.StatusCode != 404 || resp.Header.Get("X-Stub-Route") != "none" {
 		t.Errorf("GET /v1/models: want the stub's 404, got %d", resp.StatusCode)
 	}
-	body := agent{format: history.FormatAnthropic, model: "no-such-model", steps: 40, outTokens: 400}.body()
+	body := testreq.Agent{Format: string(history.FormatAnthropic), Model: "no-such-model", Steps: 40, OutTokens: 400}.Body()
 	st, _, _ := r.post(t, "/v1/messages", body, nil)
 	if recs := s.recs(); st != 200 || len(recs) != 2 || recs[1].Hash != bodyHash(body) {
 		t.Errorf("an unknown model's request must go unchanged: %d %+v", st, recs)
@@ -313,7 +339,7 @@ func TestHealthz(t *testing.T) {
 func TestDryRun(t *testing.T) {
 	s := newStub(nil)
 	r := newRig(t, s, Options{Resolve: fixedResolve(map[string]int{"m": 3000}), DryRun: true})
-	body := agent{format: history.FormatChat, model: "m", steps: 12, outTokens: 400}.body()
+	body := testreq.Agent{Format: string(history.FormatChat), Model: "m", Steps: 12, OutTokens: 400}.Body()
 	r.post(t, "/v1/chat/completions", body, nil)
 	if recs := s.recs(); len(recs) != 1 || recs[0].Hash != bodyHash(body) {
 		t.Fatalf("dry run changed the request")
@@ -328,7 +354,7 @@ func TestDryRun(t *testing.T) {
 func TestDefaultResolveAndBudget(t *testing.T) {
 	s := newStub(nil)
 	r := newRig(t, s, Options{Budget: 2000})
-	body := agent{format: history.FormatAnthropic, model: "claude-sonnet-4-5", steps: 12, outTokens: 400}.body()
+	body := testreq.Agent{Format: string(history.FormatAnthropic), Model: "claude-sonnet-4-5", Steps: 12, OutTokens: 400}.Body()
 	st, _, _ := r.post(t, "/v1/messages", body, nil)
 	m, _ := budget.Lookup("claude-sonnet-4-5")
 	if recs := s.recs(); st != 200 || len(recs) != 1 || float64(recs[0].Tokens)*m.Factor > 2000 {

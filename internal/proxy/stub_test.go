@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
+	"github.com/ctxtrim/ctxtrim/inflight"
 )
 
 // stub is a model server for the tests and benchmarks, on loopback: the
@@ -143,7 +144,7 @@ func (s *stub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Retry-After", s.retryAfter)
 		}
 		msg := "Selected model is at capacity. Please try a different model."
-		if st == StatusOverloaded {
+		if st == inflight.StatusOverloaded {
 			msg = "Overloaded"
 		}
 		apiError(w, f, st, "overloaded_error", msg)
@@ -168,9 +169,13 @@ func (s *stub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.Units, rec.Cached = s.cache(body, conv)
 	if win, ok := s.windows[h.Model]; ok && rec.Tokens > win {
 		rec.Status = 400
-		if f == history.FormatAnthropic {
+		switch f {
+		case history.FormatAnthropic:
 			apiError(w, f, 400, "invalid_request_error", fmt.Sprintf("prompt is too long: %d tokens > %d maximum", rec.Tokens, win))
-		} else {
+		case history.FormatResponses:
+			// OpenAI's Responses API states no window, nor the size.
+			apiErrorCode(w, 400, "context_length_exceeded", responsesOverflow)
+		default:
 			apiErrorCode(w, 400, "context_length_exceeded", fmt.Sprintf("This model's maximum context length is %d tokens. However, your messages resulted in %d tokens. Please reduce the length of the messages.", win, rec.Tokens))
 		}
 		return
@@ -260,6 +265,11 @@ func (s *stub) cache(body []byte, conv *history.Conversation) (units, cached int
 	}
 	return units, cached
 }
+
+// responsesOverflow is the message of OpenAI's Responses API for an input
+// over the model's window (HTTP 400, code context_length_exceeded): it
+// states no numbers.
+const responsesOverflow = "Your input exceeds the context window of this model. Please adjust your input and try again."
 
 func apiError(w http.ResponseWriter, f history.Format, status int, typ, msg string) {
 	if f != history.FormatAnthropic {

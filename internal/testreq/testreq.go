@@ -44,3 +44,79 @@ func ClaudeCodeLogs() []byte {
 	}
 	return body
 }
+
+// Words returns about n tokens of varied text, seeded so that outputs
+// differ from each other.
+func Words(seed, n int) string {
+	vocab := []string{"retry", "request", "body", "attempt", "drops", "backoff", "client", "timeout", "payload", "resend", "worker", "latency"}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		b.WriteString(vocab[(seed*7+i*i+i)%len(vocab)])
+		if i%13 == 12 {
+			b.WriteString(".\n")
+		} else {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// Agent describes a tool-loop conversation: a system prompt, one task,
+// then steps of (call, output of OutTokens tokens).
+type Agent struct {
+	// Format is a history.Format's name ("chat", "anthropic", anything
+	// else for Responses): testreq cannot import history, whose tests use it.
+	Format    string
+	Model     string
+	Steps     int
+	OutTokens int
+	Stream    bool
+	Secret    string // text put in the task, which must never reach a log
+}
+
+// Body renders the conversation as a request body of its format.
+func (a Agent) Body() []byte {
+	task := "Fix the retry bug. " + a.Secret
+	var msgs []any
+	switch a.Format {
+	case "chat":
+		msgs = append(msgs, map[string]any{"role": "system", "content": "You are a coding agent."},
+			map[string]any{"role": "user", "content": task})
+		for i := 0; i < a.Steps; i++ {
+			id := fmt.Sprintf("call_%d", i)
+			msgs = append(msgs,
+				map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{"id": id, "type": "function",
+					"function": map[string]any{"name": "shell", "arguments": fmt.Sprintf(`{"cmd":"cat file%d.go"}`, i)}}}},
+				map[string]any{"role": "tool", "tool_call_id": id, "content": Words(i, a.OutTokens)})
+		}
+		return MustJSON(map[string]any{"model": a.Model, "stream": a.Stream, "messages": msgs})
+	case "anthropic":
+		msgs = append(msgs, map[string]any{"role": "user", "content": task})
+		for i := 0; i < a.Steps; i++ {
+			id := fmt.Sprintf("toolu_%d", i)
+			msgs = append(msgs,
+				map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "tool_use", "id": id, "name": "bash",
+					"input": map[string]any{"command": fmt.Sprintf("cat file%d.go", i)}}}},
+				map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": Words(i, a.OutTokens)}}})
+		}
+		return MustJSON(map[string]any{"model": a.Model, "max_tokens": 1024, "stream": a.Stream, "system": "You are a coding agent.", "messages": msgs})
+	default:
+		msgs = append(msgs, map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": task}}})
+		for i := 0; i < a.Steps; i++ {
+			id := fmt.Sprintf("call_%d", i)
+			msgs = append(msgs,
+				map[string]any{"type": "function_call", "call_id": id, "name": "shell", "arguments": fmt.Sprintf(`{"cmd":"cat file%d.go"}`, i)},
+				map[string]any{"type": "function_call_output", "call_id": id, "output": Words(i, a.OutTokens)})
+		}
+		return MustJSON(map[string]any{"model": a.Model, "stream": a.Stream, "instructions": "You are a coding agent.", "input": msgs})
+	}
+}
+
+// MustJSON marshals v, which must marshal.
+func MustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
