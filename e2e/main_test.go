@@ -50,9 +50,20 @@ var (
 	buildErr  error
 )
 
-// ctxtrimBinary builds the CLI from this checkout once per run.
+// binEnv names a ctxtrim binary to test instead of building this checkout
+// (a build of another revision, to compare proxies).
+const binEnv = "CTXTRIM_E2E_BIN"
+
+// ctxtrimBinary builds the CLI from this checkout once per run, or returns
+// the binary binEnv names.
 func ctxtrimBinary(t *testing.T) string {
 	t.Helper()
+	if p := os.Getenv(binEnv); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("%s: %v", binEnv, err)
+		}
+		return p
+	}
 	buildOnce.Do(func() {
 		buildPath = filepath.Join(scratch, "bin", "ctxtrim")
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

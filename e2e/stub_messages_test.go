@@ -89,7 +89,11 @@ func (s *stubServer) serveMessages(w http.ResponseWriter, r *http.Request, body 
 	block := map[string]any{"type": "text", "text": reply}
 	stop, out := "end_turn", s.claude.Count(reply)
 	if len(req.Tools) > 0 {
-		if turn := s.turn(s.toolN.Add(1)); turn != nil {
+		turn := s.turn(s.toolN.Add(1))
+		if n := len(req.Messages); turn == nil && n > 0 && req.Messages[n-1].Role == "user" && !strings.Contains(string(req.Messages[n-1].Content), `"tool_result"`) {
+			turn = s.eachTurnCall(rec.LastUserText)
+		}
+		if turn != nil {
 			name, input := messagesToolCall(turn, req.Tools)
 			block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%02d", rec.N), "name": name, "input": input}
 			stop, out = "tool_use", s.claude.Count(string(input))

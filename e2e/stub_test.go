@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -46,6 +47,7 @@ type stubServer struct {
 	counter  budget.Counter    // o200k_base, for the Responses API
 	claude   budget.Counter    // the claude family's estimate, for the Messages API
 	script   []stubTurn        // replies to the first requests, in order
+	each     *stubEachTurn     // the reply to every user message, after the script
 	mu       sync.Mutex        // serialises log lines
 	log      io.Writer
 	n        atomic.Int64 // requests, numbering records and dumps
@@ -81,8 +83,12 @@ func newStub(window int, log io.Writer) (*stubServer, error) {
 	if err != nil {
 		return nil, err
 	}
+	each, err := loadStubEachTurn()
+	if err != nil {
+		return nil, err
+	}
 	s := &stubServer{window: window, models: map[string]int{}, wording: map[string]string{}, capacity: map[string]bool{},
-		counter: c, claude: cc, script: script, log: log}
+		counter: c, claude: cc, script: script, each: each, log: log}
 	if spec := os.Getenv(stubModelsEnv); spec != "" {
 		for _, kv := range strings.Split(spec, ";") {
 			model, v, ok := strings.Cut(kv, "=")
@@ -150,6 +156,58 @@ func loadStubScript() ([]stubTurn, error) {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return script, nil
+}
+
+// stubEachTurnEnv names a JSON file holding a stubEachTurn: the stub then
+// plays a model that answers every user message with one tool call and
+// the call's output with text, turn after turn, for the long sessions.
+const stubEachTurnEnv = "CTXTRIM_E2E_STUB_EACH_TURN"
+
+// stubEachTurn is the tool call the stub answers each user message with
+// (once the script, if any, is used up): Call and Arguments as in
+// stubTurn, with "$ARG" in Arguments replaced by the last match of
+// ArgPattern in the user's message, so that each turn's prompt names what
+// its call reads.
+type stubEachTurn struct {
+	Call       string          `json:"call"`
+	Arguments  json.RawMessage `json:"arguments"`
+	ArgPattern string          `json:"arg_pattern"`
+	re         *regexp.Regexp
+}
+
+// loadStubEachTurn reads the stubEachTurn named by stubEachTurnEnv, if any.
+func loadStubEachTurn() (*stubEachTurn, error) {
+	p := os.Getenv(stubEachTurnEnv)
+	if p == "" {
+		return nil, nil
+	}
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return nil, err
+	}
+	var e stubEachTurn
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if e.re, err = regexp.Compile(e.ArgPattern); err != nil {
+		return nil, fmt.Errorf("%s: arg_pattern: %w", p, err)
+	}
+	return &e, nil
+}
+
+// eachTurnCall is the tool call answering a user message of text, or nil
+// when the stub plays no such model.
+func (s *stubServer) eachTurnCall(text string) *stubTurn {
+	if s.each == nil {
+		return nil
+	}
+	var arg string
+	if m := s.each.re.FindAllString(text, -1); len(m) > 0 {
+		arg = m[len(m)-1]
+	}
+	q, _ := json.Marshal(arg)
+	args := strings.ReplaceAll(string(s.each.Arguments), "$ARG", string(q[1:len(q)-1]))
+	return &stubTurn{Call: s.each.Call, Arguments: json.RawMessage(args)}
 }
 
 // turn returns the scripted reply to the n-th accepted request (1-based),
@@ -311,7 +369,11 @@ func (s *stubServer) serveResponses(w http.ResponseWriter, body []byte, rec *stu
 		"content": []map[string]any{{"type": "output_text", "text": reply, "annotations": []any{}}}}
 	outTokens := s.counter.Count(reply)
 	added := map[string]any{"type": "message", "role": "assistant", "id": "msg_" + id, "status": "in_progress", "content": []any{}}
-	if turn := s.turn(s.okN.Add(1)); turn != nil {
+	turn := s.turn(s.okN.Add(1))
+	if last := len(rec.Items) - 1; turn == nil && last >= 0 && rec.Items[last].Type == "message" && rec.Items[last].Role == "user" {
+		turn = s.eachTurnCall(rec.LastUserText)
+	}
+	if turn != nil {
 		item = responsesToolCall(turn, rec.N, req.Tools, req.Input)
 		added, reply = item, ""
 		rec.Reply = fmt.Sprintf("%s %s", item["type"], item["name"])
