@@ -62,7 +62,8 @@
 //
 // reserve is kept for the reply (DefaultReserve: the model's max
 // output, a quarter of the window when that would take half of it or more,
-// and none when the output has its own limit); margin, DefaultMarginPercent
+// and none when the output has its own limit; at most an eighth of a
+// smaller window an overflow error stated, LearnedReserveDivisor); margin, DefaultMarginPercent
 // of the window unless given (NoMargin for none), absorbs what a text count
 // does not see. Allocate splits the input limit: system prompt and task are
 // pinned (they fit whole or the request fails with ErrNoFit); the rest is

@@ -11,7 +11,8 @@ import (
 //	window  = the smaller of Policy.Window and the overflow error's window,
 //	          else either, else the model's
 //	reserve = Policy.Reserve, else the output the overflow error requested,
-//	          else DefaultReserve(model, window)
+//	          else DefaultReserve(model, window), at most an eighth of a
+//	          window the error stated (LearnedReserveDivisor)
 //	margin  = Policy.Margin (0: DefaultMarginPercent of the window)
 //	counter = the model's encoding, × its family's Factor when an estimate
 
@@ -49,6 +50,17 @@ func DefaultReserve(m Model, window int) int {
 	return m.MaxOutput
 }
 
+// LearnedReserveDivisor sets the output reserve for a window learned from
+// an overflow error, smaller than the model's own, when neither the caller
+// nor the error chose one: an eighth of the window, or the model's default when that is smaller. A
+// provider that serves a model with a smaller window than the table's (a
+// self-hosted 24k deployment) would otherwise have the model's table
+// reserve (a quarter of such a window) eat the room an agent's history
+// needs. The clients measured state their own output cap when they need
+// one (Claude Code sends max_tokens 32000, which is kept free), and Codex
+// states none, its turns being tool calls and short answers.
+const LearnedReserveDivisor = 8
+
 // Limits returns the limits of a request to m, after an overflow error ov
 // (the zero Overflow when there was none), by the policy above. Its error
 // wraps ErrNoWindow when no window is known, and ErrNoFit when the reserve
@@ -69,6 +81,11 @@ func (p Policy) Limits(m Model, ov Overflow) (Limits, error) {
 		return Limits{}, fmt.Errorf("model %q: %w", m.Name, ErrNoWindow)
 	}
 	reserve := DefaultReserve(m, window)
+	if ov.Window > 0 && window == ov.Window && (m.Window == 0 || ov.Window < m.Window) && !m.SeparateOutput {
+		// A smaller window learned from the provider: see
+		// LearnedReserveDivisor.
+		reserve = min(reserve, max(window/LearnedReserveDivisor, 1))
+	}
 	switch {
 	case p.Reserve == NoReserve:
 		reserve = 0

@@ -23,7 +23,8 @@ func TestPolicyLimits(t *testing.T) {
 		{"max output of half the window: a quarter", Policy{}, gpt4, Overflow{}, Limits{Window: 8192, Reserve: 8192 / 4}, nil},
 		{"separate output: no reserve", Policy{}, gemini, Overflow{}, Limits{Window: gemini.Window}, nil},
 		{"window and output from the error", Policy{}, gpt4o, Overflow{Window: 24000, Output: 4000}, Limits{Window: 24000, Reserve: 4000}, nil},
-		{"a smaller server window caps the reserve", Policy{}, gpt4o, Overflow{Window: 16000}, Limits{Window: 16000, Reserve: 4000}, nil},
+		{"a learned window reserves an eighth of itself", Policy{}, gpt4o, Overflow{Window: 16000}, Limits{Window: 16000, Reserve: 16000 / LearnedReserveDivisor}, nil},
+		{"a large learned window keeps a smaller max output", Policy{}, gpt4o, Overflow{Window: 200000}, Limits{Window: 200000, Reserve: 16384}, nil},
 		{"a smaller stated window beats the policy's; its reserve and margin stay", Policy{Window: 50000, Reserve: 1000, Margin: NoMargin}, gpt4o, Overflow{Window: 24000, Output: 4000}, Limits{Window: 24000, Reserve: 1000, Margin: NoMargin}, nil},
 		{"a larger stated window does not lift the policy's", Policy{Window: 20000, Reserve: 1000}, gpt4o, Overflow{Window: 24000}, Limits{Window: 20000, Reserve: 1000}, nil},
 		{"no reserve", Policy{Reserve: NoReserve}, gpt4o, Overflow{}, Limits{Window: 128000}, nil},
@@ -61,7 +62,7 @@ func TestPlanAfterError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if retry.Limits.Window != 100000 || retry.Input != 100000-25000-2000 {
+	if retry.Limits.Window != 100000 || retry.Input != 100000-100000/LearnedReserveDivisor-2000 {
 		t.Errorf("retry limits %+v, input %d", retry.Limits, retry.Input)
 	}
 	if _, err := p.AfterError("rate limit exceeded"); !errors.Is(err, ErrNotOverflow) {

@@ -126,7 +126,7 @@ func tableOf(windows map[string]int) func(string, int) (Target, error) {
 		}
 		t := Target{Counter: c, Window: w, Margin: budget.NoMargin}
 		if learned > 0 {
-			t.Window, t.Reserve = min(w, learned), learned/LearnedReserveDivisor
+			t.Window, t.Reserve = min(w, learned), learned/budget.LearnedReserveDivisor
 		}
 		return t, nil
 	}

@@ -40,17 +40,6 @@ func (t Target) limits(stated int) budget.Limits {
 	return budget.Limits{Window: t.Window, Reserve: max(t.Reserve, stated), Margin: t.Margin}
 }
 
-// LearnedReserveDivisor sets the output reserve for a window learned from
-// an overflow error when the caller chose none: an eighth of the window,
-// or the model's own default when that is smaller. A provider that serves
-// a model with a smaller window than the table's (a self-hosted 24k
-// deployment) leaves the model's table reserve (a quarter of such a window)
-// eating the room an agent's history needs; the clients measured state
-// their own cap when they need one (Claude Code sends max_tokens, which
-// the proxy keeps free), and Codex states none, its turns' answers being
-// tool calls of a few hundred tokens.
-const LearnedReserveDivisor = 8
-
 // Models resolves model names to Targets with a model table and a budget
 // policy: the one resolution the proxy, the CLI's budget flags and request
 // builders share. The zero value resolves with the built-in table and
@@ -77,8 +66,8 @@ type Models struct {
 
 // Resolve returns the target of model. learned, when positive, is a
 // window an overflow error stated for it (the smaller of it and
-// Policy.Window applies), with the output reserve LearnedReserveDivisor
-// sets unless the policy chose one.
+// Policy.Window applies), with the output reserve
+// budget.LearnedReserveDivisor sets unless the policy chose one.
 func (ms Models) Resolve(model string, learned int) (Target, error) {
 	table := ms.Table
 	if table == nil {
@@ -99,26 +88,13 @@ func (ms Models) Resolve(model string, learned int) (Target, error) {
 	if ms.Encoding != "" {
 		m.Encoding, m.Factor, m.Estimate = ms.Encoding, 1, false
 	}
-	c, err := m.Counter()
+	pol := ms.Policy
+	// budget's plan is the one place a model becomes a counter and limits.
+	plan, err := m.Plan(&pol, budget.Overflow{Window: learned})
 	if err != nil {
 		return Target{}, fmt.Errorf("model %s: %w", model, err)
 	}
-	pol := ms.Policy
-	if learned > 0 && pol.Reserve == 0 {
-		w := learned
-		if pol.Window > 0 {
-			w = min(w, pol.Window)
-		}
-		pol.Reserve = max(min(budget.DefaultReserve(m, w), w/LearnedReserveDivisor), 1)
-		if m.SeparateOutput {
-			pol.Reserve = budget.NoReserve
-		}
-	}
-	l, err := pol.Limits(m, budget.Overflow{Window: learned})
-	if err != nil {
-		return Target{}, err
-	}
-	return Target{Counter: c, Window: l.Window, Reserve: l.Reserve, Margin: l.Margin}, nil
+	return Target{Counter: plan.Counter, Window: plan.Limits.Window, Reserve: plan.Limits.Reserve, Margin: plan.Limits.Margin}, nil
 }
 
 // DefaultResolve resolves a model with the built-in model table and every

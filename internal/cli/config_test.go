@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -64,7 +65,7 @@ func TestResolvePrecedence(t *testing.T) {
 		{"reserve from error", "", "", []string{"-model", "gpt-4o", "-from-error", "This model's maximum context length is 24000 tokens. However, you requested 30000 tokens (26000 in the messages, 4000 in the completion)."}, got{"gpt-4o", 24000, 4000, 0, 24000 - 4000 - 480}},
 		{"config adds a model", "", "[models.\"my-llm\"]\nfamily = \"llama\"\nwindow = 32768\nmax_output = 4096\n", []string{"-model", "my-llm"}, got{"my-llm", 32768, 4096, 0, 32768 - 4096 - 656}},
 		{"config overrides a window", "", "[models.\"gpt-4o\"]\nwindow = 64000\n", []string{"-model", "gpt-4o-2024-08-06"}, got{"gpt-4o", 64000, 16384, 0, 64000 - 16384 - 1280}},
-		{"small server window", "", "", []string{"-model", "llama-3.1", "-from-error", "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens."}, got{"llama-3.1", 8192, 2048, 0, 8192 - 2048 - 164}},
+		{"small server window", "", "", []string{"-model", "llama-3.1", "-from-error", "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens."}, got{"llama-3.1", 8192, 8192 / budget.LearnedReserveDivisor, 0, 8192 - 8192/budget.LearnedReserveDivisor - 164}},
 		{"budget flag", "", `model = "gpt-4o"`, []string{"-budget", "5000"}, got{"gpt-4o", 128000, 0, 0, 5000}},
 	}
 	for _, tc := range tests {

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/ctxtrim/ctxtrim/inflight"
+	"github.com/ctxtrim/ctxtrim/budget"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -139,14 +139,14 @@ func TestProxyResolve(t *testing.T) {
 	}{
 		{"table", nil, "gpt-4o", 0, 128000, 16384, ""},
 		// A learned window reserves an eighth of itself
-		// (inflight.LearnedReserveDivisor), or the model's default when
+		// (budget.LearnedReserveDivisor), or the model's default when
 		// that is smaller.
-		{"learned window", nil, "gpt-4o", 64000, 64000, 64000 / inflight.LearnedReserveDivisor, ""},
-		{"learned window under twice the max output", nil, "gpt-4o", 32000, 32000, 32000 / inflight.LearnedReserveDivisor, ""},
-		{"a large learned window: an eighth, below the max output", nil, "gpt-4o", 127000, 127000, 127000 / inflight.LearnedReserveDivisor, ""},
-		{"learned window of a small-output model", nil, "gpt-4", 8000, 8000, 8000 / inflight.LearnedReserveDivisor, ""},
+		{"learned window", nil, "gpt-4o", 64000, 64000, 64000 / budget.LearnedReserveDivisor, ""},
+		{"learned window under twice the max output", nil, "gpt-4o", 32000, 32000, 32000 / budget.LearnedReserveDivisor, ""},
+		{"a large learned window: an eighth, below the max output", nil, "gpt-4o", 127000, 127000, 127000 / budget.LearnedReserveDivisor, ""},
+		{"learned window of a small-output model", nil, "gpt-4", 8000, 8000, 8000 / budget.LearnedReserveDivisor, ""},
 		{"-window replaces a table model's window", []string{"-window", "24000"}, "gpt-4o", 0, 24000, 6000, ""},
-		{"a smaller learned window beats -window", []string{"-window", "24000"}, "gpt-4o", 16000, 16000, 16000 / inflight.LearnedReserveDivisor, ""},
+		{"a smaller learned window beats -window", []string{"-window", "24000"}, "gpt-4o", 16000, 16000, 16000 / budget.LearnedReserveDivisor, ""},
 		{"-reserve wins over the learned default", []string{"-reserve", "1000"}, "gpt-4o", 16000, 16000, 1000, ""},
 		{"unknown", nil, "my-llama", 0, 0, 0, "unknown model"},
 		{"unknown with -window", []string{"-window", "8192"}, "my-llama", 0, 8192, 0, ""},
