@@ -19,7 +19,7 @@ import (
 	"github.com/ctxtrim/ctxtrim/internal/proxy"
 )
 
-const proxySynopsis = `ctxtrim proxy -upstream URL [-listen 127.0.0.1:7878] [-model M | -window N | -budget N]
+const proxySynopsis = `ctxtrim proxy -upstream URL [-listen 127.0.0.1:7878] [-model M] [-window N] [-budget N]
               [-fallback MODEL=BACKUP[,BACKUP2]]... [-config FILE] [-dry-run] [flags]`
 
 const proxyHelp = `Serves an HTTP proxy for OpenAI Responses (/v1/responses), Chat Completions
@@ -29,22 +29,34 @@ headers. Point the client at it: Codex's model_providers.<id>.base_url =
 "http://127.0.0.1:7878/v1", Claude Code's ANTHROPIC_BASE_URL=http://127.0.0.1:7878.
 
 A request that fits its model's window (the model table and configuration;
--model and -window for models missing from it; the request's own max output
-and -reserve kept free) and -budget (a cap on every request, whatever its
-model) goes upstream byte for byte. One that does not is pruned as "ctxtrim
-history" prunes (old tool outputs masked first, turns dropped last, tool
-calls kept paired), in steps that keep the provider's cached prefix, and
-the next requests of the conversation reuse that pruned form. A
-context-overflow error from the upstream makes it re-fit to the window the
-error states and retry once. -fallback MODEL=BACKUP retries capacity
-failures (429 capacity, 503, 529) on the backup, fitted to its window;
-without it, every error goes back to the client as the upstream sent it.
+-model for models missing from it; -window replaces every model's window,
+the table's too; the request's own max output and -reserve kept free) and
+-budget (a cap on every request, whatever its model) goes upstream byte for
+byte. One that does not is pruned as "ctxtrim history" prunes (old tool
+outputs masked first, turns dropped last, tool calls kept paired, system
+prompts and the instructions clients inject kept whole: Claude Code's
+CLAUDE.md and environment reminders, Codex's AGENTS.md and environment
+context), in steps that keep the provider's cached prefix, and the next
+requests of the conversation reuse that pruned form. When even that is too
+large, the smallest valid form goes, its max_tokens (or max_output_tokens)
+lowered to what the window leaves.
 
-One line per request goes to stderr (model, tokens before and after, what was
-pruned, status, latency), never content or credentials. GET /healthz answers
-"ok". It listens on loopback only unless -allow-remote: it forwards its
-clients' credentials and has no authentication of its own. Stop it with
-Ctrl-C (exit 130) or SIGTERM (exit 0).`
+A context-overflow error from the upstream makes it re-fit and retry, at
+most twice per request, each attempt smaller. An error that states the
+window (Chat Completions, Anthropic, vLLM, …) teaches that window; one that
+states none (OpenAI's Responses API) teaches a ceiling: the largest request
+accepted below the smallest refused, or three quarters of the refused size,
+and no later request goes above it. What is learned lasts until the proxy
+stops; it is not written anywhere. -fallback MODEL=BACKUP retries capacity
+failures (429 capacity, 503, 529) on the backup, fitted to its window;
+without it, every other error goes back to the client as the upstream sent
+it.
+
+One line per request goes to stderr (model, tokens before and after, the
+limit, what was pruned, status, attempts, latency, what was learned), never
+content or credentials. GET /healthz answers "ok". It listens on loopback
+only unless -allow-remote: it forwards its clients' credentials and has no
+authentication of its own. Stop it with Ctrl-C (exit 130) or SIGTERM (exit 0).`
 
 // defaultListen is the proxy's address when -listen is not given.
 const defaultListen = "127.0.0.1:7878"
