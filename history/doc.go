@@ -62,16 +62,42 @@
 // Items are grouped into turns, the atoms of pruning: a tool call with all
 // its results (and whatever lies between them), a reasoning item with the
 // item it produced, or a single message. A result answers the nearest call
-// with its id before it (real transcripts reuse ids). Pinned, never touched: system and
-// developer messages (and the context Codex injects: AGENTS.md,
-// environment), the turn holding the latest user message, and the last
+// with its id before it (real transcripts reuse ids). Pinned, never
+// touched: system and developer messages, the context the client injects
+// (below), the turn holding the latest user message, and the last
 // KeepLast turns (the in-flight tool step among them). The other steps of
 // an in-flight tool loop are not pinned: agent trajectories (SWE-agent,
 // Codex exec) are one long loop after one user message, which could then
 // never be pruned. They are masked, truncated or dropped like older turns,
-// after them, and always as whole turns. If the pinned part
-// alone exceeds the budget, Prune fails with ErrNoFit and says what is
-// pinned and how big it is.
+// after them, and always as whole turns. If the pinned part alone exceeds
+// the budget, Prune fails with ErrNoFit and says what is pinned and how
+// big it is (injected context counts with the system and developer
+// messages).
+//
+// Injected context is what an agent CLI adds to the conversation on the
+// user's behalf, which the model needs for as long as the session lasts:
+//
+//   - Codex puts AGENTS.md ("# AGENTS.md instructions for …" …
+//     "</INSTRUCTIONS>") and <environment_context> in user messages of
+//     their own. In a rollout any user message whose every part starts
+//     with a tag, that header or Codex's compaction-summary prefix is
+//     taken for it. In a Responses request, which any client may send,
+//     only messages whose every part is one of the fragments Codex
+//     recognises itself, opened and closed by its own pair of markers
+//     (AGENTS.md, <environment_context>, <user_instructions>,
+//     <skills_instructions>), wherever it stands: typed text that merely
+//     starts with "<" is pruned as usual.
+//   - Claude Code puts CLAUDE.md, the environment, git status, the date,
+//     the deferred-tool list and skills in <system-reminder> text blocks
+//     at the head of the first user message, whose last block is the
+//     user's first prompt. Those blocks are pinned, the prompt is not: it
+//     may be a paste of any size (a 50k-token log piped into claude -p),
+//     which, pinned with them, would make every later request of the
+//     session fail to fit. When that message's turn is dropped, its
+//     <system-reminder> blocks stay, byte for byte, at the head of the
+//     first message, together with the notice (see step 4). The rule
+//     applies only when the first message carries such blocks: a first
+//     message without them is an ordinary turn.
 //
 // # Policy
 //
@@ -92,10 +118,12 @@
 //  4. drop: remove whole turns, oldest first, and put one notice where the
 //     first one was ("[ctxtrim: 7 earlier turns were omitted …]"); in
 //     Anthropic requests the notice joins a neighbouring user message when
-//     a separate one would break the alternation of roles. The first user
-//     message (in agent runs, the task; SWE-agent demonstrations marked
-//     is_demo do not count) is dropped last, except in Anthropic requests,
-//     where dropping strictly oldest first keeps a single gap to mend.
+//     a separate one would break the alternation of roles, and a dropped
+//     first message's injected blocks go with it, ahead of it. The first
+//     user message (in agent runs, the task; SWE-agent demonstrations
+//     marked is_demo do not count) is dropped last, except in Anthropic
+//     requests, where dropping strictly oldest first keeps a single gap to
+//     mend.
 //
 // Thinking blocks and reasoning items are never edited: they are kept
 // byte for byte or dropped with their turn. The result is checked before it

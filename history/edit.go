@@ -241,8 +241,9 @@ func noticeItem(f Format, text string) json.RawMessage {
 }
 
 // mergeNotice adds the notice to an Anthropic user message as a text block
-// after its leading tool_result blocks (the API wants those first).
-func mergeNotice(raw json.RawMessage, text string) (json.RawMessage, error) {
+// after its leading tool_result blocks (the API wants those first), with
+// the blocks of lead (context carried from a dropped message) before it.
+func mergeNotice(raw json.RawMessage, lead []json.RawMessage, text string) (json.RawMessage, error) {
 	ms, err := parseObject(raw)
 	if err != nil {
 		return nil, err
@@ -250,7 +251,7 @@ func mergeNotice(raw json.RawMessage, text string) (json.RawMessage, error) {
 	content := get(ms, "content")
 	note := textPart(FormatAnthropic, "user", text)
 	if s, ok := str(content); ok {
-		arr := encodeArray([]json.RawMessage{note, textPart(FormatAnthropic, "user", s)})
+		arr := encodeArray(append(append(append([]json.RawMessage(nil), lead...), note), textPart(FormatAnthropic, "user", s)))
 		return encodeObject(set(ms, "content", arr)), nil
 	}
 	elems, err := parseArray(content)
@@ -267,11 +268,21 @@ func mergeNotice(raw json.RawMessage, text string) (json.RawMessage, error) {
 		}
 		at++
 	}
-	out := make([]json.RawMessage, 0, len(elems)+1)
+	out := make([]json.RawMessage, 0, len(elems)+len(lead)+1)
 	out = append(out, elems[:at]...)
+	out = append(out, lead...)
 	out = append(out, note)
 	out = append(out, elems[at:]...)
 	return encodeObject(set(ms, "content", encodeArray(out))), nil
+}
+
+// setContent replaces a message's content with the blocks given.
+func setContent(raw json.RawMessage, blocks []json.RawMessage) (json.RawMessage, error) {
+	ms, err := parseObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	return encodeObject(set(ms, "content", encodeArray(blocks))), nil
 }
 
 // resultImages lists the image parts inside a tool result's output: an

@@ -35,18 +35,19 @@ func counter(tb testing.TB) budget.Counter {
 	return counterVal
 }
 
-// fixtures lists the real transcripts and the hand-written fixtures.
+// fixtures lists the real transcripts, the real request bodies and the
+// hand-written fixtures.
 func fixtures(tb testing.TB) []string {
 	var out []string
-	for _, pat := range []string{"testdata/transcripts/*.json", "testdata/transcripts/*.traj", "testdata/transcripts/*.jsonl", "testdata/*.json"} {
+	for _, pat := range []string{"testdata/transcripts/*.json", "testdata/transcripts/*.traj", "testdata/transcripts/*.jsonl", "testdata/requests/*.json", "testdata/*.json"} {
 		m, err := filepath.Glob(pat)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		out = append(out, m...)
 	}
-	if len(out) < 9 {
-		tb.Fatalf("found %d fixtures, want the 7 transcripts and 2 hand-written fixtures", len(out))
+	if len(out) < 11 {
+		tb.Fatalf("found %d fixtures, want the 7 transcripts, 2 request bodies and 2 hand-written fixtures", len(out))
 	}
 	return out
 }
@@ -84,6 +85,8 @@ func TestDetect(t *testing.T) {
 		"tau-bench-airline-gpt4o-idx102-task2.json": FormatChat,
 		"codex-0.169-multiturn.jsonl":               FormatCodex,
 		"tau-bench-airline-gpt4o-idx052-task2.json": FormatChat,
+		"codex-0.171.0-responses.json":              FormatResponses,
+		"claude-code-2.1.332-messages.json":         FormatAnthropic,
 	}
 	got := map[string]Format{}
 	for _, p := range fixtures(t) {
@@ -319,6 +322,13 @@ func checkPruned(t *testing.T, in *Conversation, src []byte, res *Result, limit 
 	// Instructions are kept, once each, byte for byte.
 	if d := cmp.Diff(sysRaws(in), sysRaws(re)); d != "" {
 		t.Fatalf("system/developer items changed (-in +out):\n%s", d)
+	}
+	// So are the blocks the client injected into the first message, in
+	// the first message.
+	for _, b := range (&state{items: in.items}).injectedBlocks() {
+		if !bytes.Contains(re.items[0].raw, b) {
+			t.Fatalf("injected block not in the first message: %s", clip(b))
+		}
 	}
 	// The output is an ordered subset of the input, plus at most one notice;
 	// items Prune did not edit keep their bytes.

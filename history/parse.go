@@ -124,6 +124,11 @@ type item struct {
 	reas  bool   // a reasoning item, bound to the item that follows it
 	calls []call
 	res   []result
+	// injected lists the content blocks of an Anthropic request's first
+	// user message that the client injected (Claude Code's
+	// <system-reminder> blocks): pinned even when the rest of the message,
+	// the user's own first prompt, is pruned.
+	injected []int
 	// notice marks the item ctxtrim inserted to say what was dropped.
 	notice bool
 }
@@ -535,7 +540,38 @@ func (c *Conversation) classifyAll(elems []json.RawMessage) error {
 		}
 		c.items = append(c.items, it)
 	}
+	if c.format == FormatAnthropic {
+		markInjected(c.items)
+	}
 	return nil
+}
+
+// markInjected finds the context Claude Code injects into an Anthropic
+// conversation: the <system-reminder> text blocks of the first message,
+// when it is the user's (see isSystemReminder). Only the first message:
+// Claude Code puts CLAUDE.md, the environment, git status, the date, the
+// deferred-tool list and skills there, once; the reminders of later
+// messages are per-turn notes (tokens left, a file changed) that go with
+// their turn.
+func markInjected(items []item) {
+	if len(items) == 0 || items[0].role != "user" {
+		return
+	}
+	items[0].injected = nil
+	for _, sl := range textSlots(items[0].raw) {
+		// part -1 is a string content: Claude Code sends blocks.
+		if sl.part >= 0 && isSystemReminder(sl.text) {
+			items[0].injected = append(items[0].injected, sl.part)
+		}
+	}
+}
+
+// isSystemReminder reports whether text is one of Claude Code's
+// <system-reminder> blocks: it opens and closes with the tag (around
+// whitespace), so that a prompt that merely mentions the tag is not one.
+func isSystemReminder(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasPrefix(t, "<system-reminder>") && strings.HasSuffix(t, "</system-reminder>")
 }
 
 // classify fills in what the pruner needs to know about an item.
@@ -667,7 +703,10 @@ func classifyAnthropic(it *item) error {
 	return nil
 }
 
-func classifyResponses(it *item, codex bool) error {
+// classifyResponses classifies a Responses item, of a Codex rollout when
+// rollout is set (which decides how Codex's context is recognised: see
+// isCodexContext).
+func classifyResponses(it *item, rollout bool) error {
 	var m struct {
 		Type    string          `json:"type"`
 		Role    string          `json:"role"`
@@ -689,7 +728,7 @@ func classifyResponses(it *item, codex bool) error {
 			it.sys = true
 		case "user":
 			it.user = true
-			if codex && isCodexContext(m.Content) {
+			if isCodexContext(m.Content, rollout) {
 				it.user, it.sys = false, true
 			}
 		}
@@ -723,11 +762,35 @@ func classifyResponses(it *item, codex bool) error {
 // summary of a compaction to the model (codex-rs SUMMARY_PREFIX).
 const codexSummaryPrefix = "Another language model started to solve this problem"
 
-// isCodexContext reports whether a Codex user message is context Codex
-// injects (AGENTS.md, environment, skills, a compaction summary) rather
-// than text the user typed: every text part starts with a tag, the
-// AGENTS.md header or the summary prefix.
-func isCodexContext(content json.RawMessage) bool {
+// codexContextMarkers open and close each context fragment Codex injects
+// as a user message of its Responses requests: AGENTS.md ("# AGENTS.md
+// instructions for <dir>" … "</INSTRUCTIONS>") and <environment_context>,
+// as Codex CLI 0.171 sends them (testdata/requests), and the
+// <user_instructions> and <skills_instructions> of earlier versions. Codex
+// itself recognises its context by these pairs, case-insensitively.
+var codexContextMarkers = [...]struct{ open, close string }{
+	{"# AGENTS.md instructions", "</INSTRUCTIONS>"},
+	{"<environment_context>", "</environment_context>"},
+	{"<user_instructions>", "</user_instructions>"},
+	{"<skills_instructions>", "</skills_instructions>"},
+}
+
+// isCodexContext reports whether a user message is context Codex injects
+// (AGENTS.md, environment, skills, a compaction summary) rather than text
+// the user typed: every text part must be such context, so that typed
+// text sharing a message with it stays prunable.
+//
+// In a rollout the file is Codex's own, and a part that starts with a
+// tag, the AGENTS.md header or the summary prefix is enough. A Responses
+// request may come from any client, and a user may paste text that starts
+// with "<" (HTML, XML, a log): there a part counts only when it is one of
+// the fragments of codexContextMarkers, opened and closed by its pair.
+// The pairs, not position (the items before the first model output):
+// Codex also sends an <environment_context> later in a conversation, when
+// the turn's working directory, date or network policy changes, and that
+// copy is the one in force; and a paste before any model output is still
+// a paste.
+func isCodexContext(content json.RawMessage, rollout bool) bool {
 	var parts []struct {
 		Text string `json:"text"`
 	}
@@ -736,11 +799,30 @@ func isCodexContext(content json.RawMessage) bool {
 	}
 	for _, p := range parts {
 		t := strings.TrimSpace(p.Text)
-		if !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "# AGENTS.md instructions") && !strings.HasPrefix(t, codexSummaryPrefix) {
+		if rollout {
+			if !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "# AGENTS.md instructions") && !strings.HasPrefix(t, codexSummaryPrefix) {
+				return false
+			}
+			continue
+		}
+		if !isCodexFragment(t) {
 			return false
 		}
 	}
 	return true
+}
+
+// isCodexFragment reports whether t opens and closes with one of
+// codexContextMarkers' pairs, compared as Codex compares them, ignoring
+// ASCII case.
+func isCodexFragment(t string) bool {
+	for _, m := range codexContextMarkers {
+		if len(t) >= len(m.open)+len(m.close) &&
+			strings.EqualFold(t[:len(m.open)], m.open) && strings.EqualFold(t[len(t)-len(m.close):], m.close) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseRollout reads Codex rollout JSONL. The history Codex rebuilds on

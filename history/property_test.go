@@ -122,6 +122,13 @@ func (g *gen) anthropic() []byte {
 		if g.r.IntN(5) == 0 {
 			user = append(user, map[string]any{"type": "image", "source": map[string]any{"type": "base64", "media_type": "image/png", "data": png1}})
 		}
+		if t == 0 && g.r.IntN(2) == 0 {
+			// Claude Code's injected context, pinned apart from the prompt.
+			user = append([]any{
+				map[string]any{"type": "text", "text": "<system-reminder>\n" + g.text(60) + "\n</system-reminder>"},
+				map[string]any{"type": "text", "text": "<system-reminder>\nContents of CLAUDE.md: " + g.text(30) + "\n</system-reminder>\n"},
+			}, user...)
+		}
 		msgs = append(msgs, map[string]any{"role": "user", "content": user})
 		for s := g.r.IntN(4); s > 0; s-- {
 			var blocks, results []any

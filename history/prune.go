@@ -3,6 +3,7 @@ package history
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxtrim/ctxtrim/budget"
@@ -393,7 +394,11 @@ func (s *state) pinnedTokens() int {
 }
 
 func (s *state) noFit() error {
-	var sys, user, last int
+	// The blocks the client injected into the first message count as
+	// injected context, whether that message is kept whole or dropped
+	// (they then ride with the notice).
+	inj := s.injectedTokens()
+	sys, user, last := inj, 0, 0
 	for u, sp := range s.units {
 		if s.touchable(u) {
 			continue
@@ -401,6 +406,9 @@ func (s *state) noFit() error {
 		t := 0
 		for i := sp.start; i <= sp.end; i++ {
 			t += s.cost[i]
+		}
+		if sp.start == 0 {
+			t -= inj
 		}
 		switch {
 		case s.sysUnit[u]:
@@ -664,6 +672,9 @@ func (s *state) truncate() int {
 				continue // its content is the result, handled above
 			}
 			for _, sl := range textSlots(s.items[i].raw) {
+				if slices.Contains(s.items[i].injected, sl.part) {
+					continue // the client's context: pinned
+				}
 				cut, ok := s.cut(sl.text, true)
 				if !ok {
 					continue
@@ -773,7 +784,9 @@ func runeStart(s string, i int) int {
 func (s *state) dropTurns() int {
 	// The first user message usually states the task: it goes last. Not in
 	// Anthropic requests, where keeping it would leave a second gap whose
-	// sides may have the same role, and only one notice to mend it.
+	// sides may have the same role, and only one notice to mend it. (What
+	// Claude Code injected into that message is not lost with it: the
+	// notice carries it; see placeNotice.)
 	first := -1
 	for i, it := range s.items {
 		if it.user && s.f != FormatAnthropic {
@@ -801,6 +814,9 @@ func (s *state) dropTurns() int {
 			s.drop[i] = true
 			saved += s.cost[i]
 		}
+		if sp.start == 0 {
+			saved -= s.injectedTokens() // kept: the notice carries them
+		}
 		s.droppedTurns++
 		s.removed = append(s.removed, Removal{StepDrop, sp.start, s.scaled(saved), s.describe(sp)})
 		s.placeNotice()
@@ -820,10 +836,25 @@ func (s *state) describe(sp span) string {
 			roles = append(roles, it.typ)
 		}
 	}
-	return "turn: " + strings.Join(roles, ", ")
+	what := "turn: " + strings.Join(roles, ", ")
+	if len(s.items[sp.start].injected) > 0 {
+		what += " (its <system-reminder> blocks kept)"
+	}
+	return what
 }
 
 // placeNotice decides where the notice goes and what it costs.
+//
+// In Anthropic requests it must leave the first message the user's and
+// the roles alternating, and it carries what Claude Code injected into a
+// dropped first message (its <system-reminder> blocks: CLAUDE.md, the
+// environment, git status, the date): dropping is oldest first, so a
+// dropped first message is the start of the one gap, and its injected
+// blocks go, byte for byte and ahead of the notice, into the user message
+// after the gap when there is one (a user message can open the request),
+// else into a user message of their own in the first message's place.
+// So the context is pinned while the prompt beside it, which may be a
+// paste of any size, is pruned like any turn.
 func (s *state) placeNotice() {
 	first := -1
 	for i, d := range s.drop {
@@ -840,6 +871,10 @@ func (s *state) placeNotice() {
 	s.noticeAt, s.noticeMode = first, noticeSeparate
 	s.noticeRaw = noticeItem(s.f, text)
 	if s.f == FormatAnthropic {
+		var carry []json.RawMessage
+		if first == 0 {
+			carry = s.injectedBlocks()
+		}
 		next, prev := -1, -1
 		for i := first + 1; i < len(s.items); i++ {
 			if !s.drop[i] {
@@ -861,14 +896,53 @@ func (s *state) placeNotice() {
 			target = prev
 		}
 		if target >= 0 {
-			if raw, err := mergeNotice(s.items[target].raw, text); err == nil {
+			if raw, err := mergeNotice(s.items[target].raw, carry, text); err == nil {
 				s.noticeAt, s.noticeMode, s.noticeRaw = target, noticeMerge, raw
 				s.noticeCost = s.a.item(raw) - s.cost[target]
 				return
 			}
 		}
+		if carry != nil {
+			// The first message itself, its content the injected blocks
+			// and the notice: any other field of it stays.
+			if raw, err := setContent(s.items[0].raw, append(carry, textPart(s.f, "user", text))); err == nil {
+				s.noticeRaw = raw
+			}
+		}
 	}
 	s.noticeCost = s.a.item(s.noticeRaw)
+}
+
+// injectedBlocks returns the raw content blocks of the first item that
+// the client injected (item.injected), in order; nil when there are none.
+func (s *state) injectedBlocks() []json.RawMessage {
+	if len(s.items) == 0 || len(s.items[0].injected) == 0 {
+		return nil
+	}
+	ms, err := parseObject(s.items[0].raw)
+	if err != nil {
+		return nil
+	}
+	blocks, err := parseArray(get(ms, "content"))
+	if err != nil {
+		return nil
+	}
+	var out []json.RawMessage
+	for _, b := range s.items[0].injected {
+		if b < len(blocks) {
+			out = append(out, blocks[b])
+		}
+	}
+	return out
+}
+
+// injectedTokens counts the blocks of injectedBlocks, as their parts.
+func (s *state) injectedTokens() int {
+	n := 0
+	for _, b := range s.injectedBlocks() {
+		n += s.a.part(b)
+	}
+	return n
 }
 
 // build assembles the pruned conversation.
@@ -891,6 +965,11 @@ func (s *state) build() *Conversation {
 			continue
 		}
 		out.items = append(out.items, it)
+	}
+	if s.f == FormatAnthropic {
+		// The first message may now be the notice or the message the
+		// injected blocks moved to: pinned again if pruned again.
+		markInjected(out.items)
 	}
 	return &out
 }
