@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -253,5 +255,48 @@ func TestSlowClient(t *testing.T) {
 	}
 	if upstreamDoneEarly {
 		t.Errorf("the upstream finished while the client had read %d bytes: the proxy buffered the stream", got)
+	}
+}
+
+// An upstream the proxy cannot reach gets 502 with the provider's
+// server-error type, which SDKs retry (invalid_request_error they do not).
+func TestUnreachableUpstreamType(t *testing.T) {
+	for _, tc := range []struct {
+		f        history.Format
+		wantType string
+	}{
+		{history.FormatResponses, "server_error"},
+		{history.FormatChat, "server_error"},
+		{history.FormatAnthropic, "api_error"},
+	} {
+		t.Run(string(tc.f), func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := ln.Addr().String()
+			ln.Close() // nothing listens there now
+			p, err := New(&Options{Upstream: "http://" + addr, Resolve: fixedResolve(map[string]int{"m": 100000})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			front := httptest.NewServer(p)
+			defer front.Close()
+			body := testreq.Agent{Format: string(tc.f), Model: "m", Steps: 1}.Body()
+			resp, err := http.Post(front.URL+pathOf(tc.f), "application/json", bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var e struct {
+				Error struct{ Type string } `json:"error"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&e); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusBadGateway || e.Error.Type != tc.wantType {
+				t.Errorf("status %d, type %q; want 502 and %q", resp.StatusCode, e.Error.Type, tc.wantType)
+			}
+		})
 	}
 }

@@ -331,19 +331,37 @@ func upstreamError(err error) string {
 	return err.Error()
 }
 
-// writeError writes an error of the proxy's own in the route's API shape.
+// writeError writes an error of the proxy's own in the route's API shape,
+// with the error type the provider uses for its status (errorType), so that
+// a client's SDK retries what it would retry from the provider itself.
 func (p *Proxy) writeError(w http.ResponseWriter, ex *exchange, status int, code, msg string) {
 	var body any
 	if ex.route == history.FormatAnthropic {
-		body = map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": msg}}
+		body = map[string]any{"type": "error", "error": map[string]any{"type": errorType(history.FormatAnthropic, status), "message": msg}}
 	} else {
-		body = map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error", "code": code}}
+		body = map[string]any{"error": map[string]any{"message": msg, "type": errorType(ex.route, status), "code": code}}
 	}
 	b, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Ctxtrim-Proxy-Error", code)
 	w.WriteHeader(status)
 	w.Write(b)
+}
+
+// errorType is the provider's error type for a status: Anthropic's
+// documented types (api_error for a server fault, request_too_large for
+// 413), OpenAI's server_error for 5xx; invalid_request_error, which SDKs
+// do not retry, only for the client's own faults.
+func errorType(f history.Format, status int) string {
+	switch {
+	case f == history.FormatAnthropic && status >= 500:
+		return "api_error"
+	case f == history.FormatAnthropic && status == http.StatusRequestEntityTooLarge:
+		return "request_too_large"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
 }
 
 // logLine writes the request's one log line: no content, no header value.
