@@ -90,6 +90,11 @@ type splitter struct {
 	textMemo map[string]int
 	defs     map[int][]int // unit → definition cut positions (bytes)
 	lines    map[int][]int // source → the start of every lineStride-th line, built on first use
+
+	// marks holds, per commit of a multi-commit diff, the marker that
+	// opens a part continuing the commit (see commitMarks); nil for other
+	// inputs.
+	marks []commitMark
 }
 
 func newSplitter(ctx context.Context, in Input, c budget.Counter, opts *Options) *splitter {
@@ -100,6 +105,9 @@ func newSplitter(ctx context.Context, in Input, c budget.Counter, opts *Options)
 		s.par = runtime.GOMAXPROCS(0)
 	}
 	s.units = s.makeUnits()
+	if in.Kind == Diff {
+		s.marks = commitMarks(in.Sources[0].Text, s.units)
+	}
 	s.ranges = make([]lazyRanges, len(in.Sources))
 	return s
 }
@@ -307,12 +315,24 @@ func (s *splitter) chunks(capacity int, fine bool) ([]chunk, error) {
 			}
 			// A lone unit (a text, one file) cuts its pieces in parallel
 			// itself; several units are spread over the workers instead.
-			e := expander{s: s, ui: i, u: &s.units[i], capacity: capacity, fine: fine, parallel: len(s.units) == 1 && s.par > 1}
+			// A part that starts inside a commit repeats the commit's
+			// marker: the unit's pieces are cut to leave room for it, and
+			// those that would open such a part pay for it in their lead.
+			mark := 0
+			if m := s.mark(s.units[i].commit); m.text != "" {
+				mark = s.countText(m.text)
+			}
+			e := expander{s: s, ui: i, u: &s.units[i], capacity: capacity - mark, fine: fine, parallel: len(s.units) == 1 && s.par > 1}
 			pen := 0.0
 			if i > 0 {
 				pen = unitPenalty(s.units[i-1], s.units[i])
 			}
 			e.unit(pen)
+			for k := range e.out {
+				if s.markBefore(e.out[k]) != "" {
+					e.out[k].lead += mark
+				}
+			}
 			per[i] = e.out
 			return e.err
 		})
@@ -325,6 +345,24 @@ func (s *splitter) chunks(capacity int, fine bool) ([]chunk, error) {
 		all = append(all, p...)
 	}
 	return all, nil
+}
+
+// mark returns the marker of commit k, or the zero commitMark.
+func (s *splitter) mark(k int) commitMark {
+	if k < len(s.marks) {
+		return s.marks[k]
+	}
+	return commitMark{line: -1}
+}
+
+// markBefore returns the commit marker a part opening with c starts with:
+// the marker of c's commit when c starts after the commit's own line, so
+// that the part holds no other mention of the commit; else "".
+func (s *splitter) markBefore(c chunk) string {
+	if m := s.mark(s.units[c.unit].commit); m.text != "" && c.start > m.line {
+		return m.text
+	}
+	return ""
 }
 
 // expander turns one unit into chunks.

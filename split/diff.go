@@ -3,6 +3,7 @@ package split
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // unitKind says how a unit is cut and rendered.
@@ -86,6 +87,84 @@ func isCommitStart(s string, i int) bool {
 		n++
 	}
 	return (n == 40 || n == 64) && (n == len(rest) || rest[n] == ' ' || rest[n] == '\n' || rest[n] == '\r')
+}
+
+// commitMark is the short form of a commit's header that opens a part
+// continuing the commit from an earlier part: the part's diff sections
+// then still say which commit (id and subject) they belong to.
+type commitMark struct {
+	line int    // offset of the commit's "commit <id>" or "From <id>" line
+	text string // the marker, with its newline
+}
+
+// maxSubject bounds the subject a commit marker repeats, in bytes: the
+// marker is paid for in every part that continues the commit.
+const maxSubject = 100
+
+// commitMarks returns, per commit number of units, the marker of parts
+// that continue it, found in the commit's preamble unit; a commit whose
+// preamble holds no commit line (a plain diff's preamble) has none.
+func commitMarks(text string, units []unit) []commitMark {
+	var marks []commitMark
+	for _, u := range units {
+		if u.kind != unitText {
+			continue
+		}
+		for len(marks) <= u.commit {
+			marks = append(marks, commitMark{line: -1})
+		}
+		for i := u.start; i < u.end; i = lineEnd(text, i) {
+			if isCommitStart(text, i) {
+				marks[u.commit] = commitMark{line: i, text: continuedCommit(text[i:u.end])}
+				break
+			}
+		}
+	}
+	return marks
+}
+
+// continuedCommit renders the marker of the commit whose header and
+// message is header: "commit <id> (continued): <subject>", the form git
+// log writes, so that a model reads it as the commit it continues. The
+// subject is the message's first line (git log), or the Subject: line
+// without its "[PATCH]" tag (git format-patch).
+func continuedCommit(header string) string {
+	first := header[:lineEnd(header, 0)]
+	id := strings.TrimPrefix(strings.TrimPrefix(first, "commit "), "From ")
+	id, _, _ = strings.Cut(strings.TrimRight(id, "\r\n"), " ")
+	subject := ""
+	inMessage := false
+	for i := lineEnd(header, 0); i < len(header); i = lineEnd(header, i) {
+		line := strings.TrimRight(header[i:lineEnd(header, i)], "\r\n")
+		if s, ok := strings.CutPrefix(line, "Subject: "); ok {
+			if strings.HasPrefix(s, "[") {
+				if _, rest, ok := strings.Cut(s, "] "); ok {
+					s = rest
+				}
+			}
+			subject = s
+			break
+		}
+		if strings.TrimSpace(line) == "" {
+			inMessage = true
+			continue
+		}
+		if inMessage {
+			subject = strings.TrimSpace(line)
+			break
+		}
+	}
+	if len(subject) > maxSubject {
+		cut := maxSubject
+		for cut > 0 && !utf8.RuneStart(subject[cut]) {
+			cut--
+		}
+		subject = subject[:cut] + "…"
+	}
+	if subject == "" {
+		return "commit " + id + " (continued)\n"
+	}
+	return "commit " + id + " (continued): " + subject + "\n"
 }
 
 // parseDiff cuts a unified diff into units: a preamble (text before the

@@ -185,6 +185,7 @@ func (p *payloadBuilder) add(k SegmentKind, src, a, b int, t string) {
 // payload renders the chunks [s, e) as part i.
 func (s *splitter) payload(ch []chunk, s0, e int) (string, []Segment) {
 	var p payloadBuilder
+	p.add(Synthetic, 0, 0, 0, s.markBefore(ch[s0]))
 	for k := s0; k < e; {
 		c := ch[k]
 		u := &s.units[c.unit]

@@ -56,7 +56,12 @@
 //     The per-part overhead depends on the digits of n, so a change in n
 //     also reruns them. Counts are memoised, so reruns are cheap.
 //
-// Diff parts are valid diffs: a file continued from an earlier part starts
+// Diff parts are valid diffs: a part that continues a commit of a
+// multi-commit diff (git log -p, git format-patch) from an earlier part
+// opens with a marker line naming it, "commit <id> (continued): <subject>"
+// (git apply skips it as it skips a commit message), counted in the
+// budget like every synthetic line, so that each diff section still says
+// which commit it belongs to; a file continued from an earlier part starts
 // with its header repeated, and a hunk cut in two becomes sub-hunks with
 // recomputed "@@ -a,b +c,d @@" headers (the original header is recorded as
 // replaced). Sub-hunks cut inside a run of changed lines have no leading
