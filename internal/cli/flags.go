@@ -365,14 +365,31 @@ func noMarginIfZero(n int) int {
 	return n
 }
 
-// parseFlags parses args on fs and returns the positional arguments.
+// parseFlags parses args on fs and returns the positional arguments, for
+// a command whose positional arguments are files, paths or names.
 // Flags may come after positional arguments too ("count a.txt -json"), as
-// users type them; "--" ends the flags, so that a FILE may start with "-".
-// A bad flag is a usage error "NAME: <err> (see ctxtrim NAME -h)"; -h
-// prints usage, help and the flags to stderr and returns exitStatus(0),
+// users type them: a file name is not prose, so a word starting with "-"
+// among them is a flag, and "--" ends the flags, so that a FILE may start
+// with "-". A bad flag is a usage error "NAME: <err> (see ctxtrim NAME -h)";
+// -h prints usage, help and the flags to stderr and returns exitStatus(0),
 // which the caller returns as it returns any error. usage is the synopsis
 // after "usage: " (further lines indented to match), help the description.
 func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (pos []string, err error) {
+	return parseArgs(e, fs, args, usage, help, true)
+}
+
+// parseTaskFlags is parseFlags for a command whose positional arguments
+// are a task (select): a task is prose, and prose holds words that look
+// like flags ("fix the -v flag", "rg ignores -u"). Flags are read only
+// before the first task word; from there on every word is the task's,
+// "-v" and "--" included. "--" before the task ends the flags, for a task
+// whose first word starts with "-".
+func parseTaskFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (task []string, err error) {
+	return parseArgs(e, fs, args, usage, help, false)
+}
+
+// parseArgs does the work of parseFlags (interspersed) and parseTaskFlags.
+func parseArgs(e *env, fs *flag.FlagSet, args []string, usage, help string, interspersed bool) (pos []string, err error) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	for {
@@ -387,6 +404,11 @@ func parseFlags(e *env, fs *flag.FlagSet, args []string, usage, help string) (po
 		rest := fs.Args()
 		if len(rest) == 0 {
 			return pos, nil
+		}
+		if !interspersed {
+			// flag.Parse stops at the first word that is not a flag
+			// and drops a "--" before it: the rest is the task.
+			return rest, nil
 		}
 		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
 			return append(pos, rest...), nil
@@ -445,3 +467,36 @@ func flagAsSet(fs *flag.FlagSet, target, alias string) string {
 	}
 	return "-" + target
 }
+
+// trailingFlags returns the words at the end of a task, given as words,
+// that parse as flags of fs ("-budget 800" in `ctxtrim "fix retry"
+// -budget 800`), joined by spaces; "" when there are none. Those words
+// are the task's (parseTaskFlags), which is right for "fix handling of
+// -v" and a mistake for a habit of other tools: select says which on
+// stderr rather than guess. It never changes fs: the words are parsed on
+// a copy whose flags take any value.
+func trailingFlags(fs *flag.FlagSet, words []string) string {
+	try := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	try.SetOutput(io.Discard)
+	fs.VisitAll(func(f *flag.Flag) {
+		b, ok := f.Value.(interface{ IsBoolFlag() bool })
+		try.Var(anyValue{isBool: ok && b.IsBoolFlag()}, f.Name, "")
+	})
+	// The first task word is never a flag (parsing stopped there).
+	for k := 1; k < len(words); k++ {
+		if !strings.HasPrefix(words[k], "-") || words[k] == "-" || words[k] == "--" {
+			continue
+		}
+		if try.Parse(words[k:]) == nil && try.NArg() == 0 {
+			return strings.Join(words[k:], " ")
+		}
+	}
+	return ""
+}
+
+// anyValue is a flag value that takes any text, for trailingFlags.
+type anyValue struct{ isBool bool }
+
+func (anyValue) String() string     { return "" }
+func (anyValue) Set(string) error   { return nil }
+func (v anyValue) IsBoolFlag() bool { return v.isBool }

@@ -34,6 +34,16 @@ tokenizer is at most the budget. Always.
   ctxtrim -format paths -budget 8000 "fix the flaky TestRetry"
   ctxtrim -include 'pkg/api/' -exclude '*_test.go' "add paging to the list endpoint"
 
+Flags go before the task. A task is prose, and prose holds words that look
+like flags, so from the task's first word on every word is the task's, -v
+included: "ctxtrim -budget 4000 fix the -v flag" selects for the task "fix
+the -v flag". Put -- before a task whose first word starts with a dash
+(ctxtrim -budget 4000 -- -u is ignored). A task that ends in words that
+parse as flags is still the task's, and a note on stderr says so. The
+commands whose arguments are files (count, check, split, history) read
+flags before and after them, as before: a file name is not prose, and
+one that starts with a dash goes after --.
+
 -include and -exclude take gitignore patterns, as lines of .ctxtrimignore
 ("*_test.go" at any depth, "docs/" every docs directory, "/cmd" the top
 one); they scope what is shown, not what is ranked: every file still
@@ -62,25 +72,46 @@ func (x *explainFlag) Set(s string) error {
 	return nil
 }
 
-func runSelect(e *env, args []string) error {
+// selectOptions are select's flags, as parsed.
+type selectOptions struct {
+	bf                budgetFlags
+	repo, format      string
+	noRedact, verbose bool
+	history           int
+	explain           explainFlag
+	include, exclude  stringList
+}
+
+// flagSet returns select's FlagSet, whose flags set o.
+func (o *selectOptions) flagSet() *flag.FlagSet {
 	fs := flag.NewFlagSet("select", flag.ContinueOnError)
-	var bf budgetFlags
-	bf.register(fs)
-	bf.registerFor(fs)
-	repo := fs.String("C", ".", "repository (or directory) `DIR` to select from")
+	o.bf.register(fs)
+	o.bf.registerFor(fs)
+	fs.StringVar(&o.repo, "C", ".", "repository (or directory) `DIR` to select from")
 	aliasFlag(fs, "repo", "C")
-	format := fs.String("format", "markdown", "output `FORMAT`: markdown or xml (the prompt, within the budget), json (the same selection for tools, longer by its escapes), or paths (one line per file shown, best first: path<TAB>start-end,…; a path holding a tab, newline or other control character is Go-quoted)")
-	noRedact := fs.Bool("no-redact", false, "do not replace secrets (keys, tokens, .env values) with placeholders")
-	history := fs.Int("history", 0, "first-parent commits `N` from HEAD for recency and co-change (0: 300, -1: none)")
-	verbose := fs.Bool("v", false, "report progress and skipped files on stderr")
-	var explain explainFlag
-	fs.Var(&explain, "explain", "explain the ranking and the budget on stderr; -explain=json for JSON")
-	var include, exclude stringList
-	fs.Var(&include, "include", "show only files matching gitignore `PATTERN` (repeatable; a file matching any is in)")
-	fs.Var(&exclude, "exclude", "never show files matching gitignore `PATTERN` (repeatable; wins over -include and the task's naming)")
-	words, err := parseFlags(e, fs, args, selectSynopsis, selectHelp)
+	fs.StringVar(&o.format, "format", "markdown", "output `FORMAT`: markdown or xml (the prompt, within the budget), json (the same selection for tools, longer by its escapes), or paths (one line per file shown, best first: path<TAB>start-end,…; a path holding a tab, newline or other control character is Go-quoted)")
+	fs.BoolVar(&o.noRedact, "no-redact", false, "do not replace secrets (keys, tokens, .env values) with placeholders")
+	fs.IntVar(&o.history, "history", 0, "first-parent commits `N` from HEAD for recency and co-change (0: 300, -1: none)")
+	fs.BoolVar(&o.verbose, "v", false, "report progress and skipped files on stderr")
+	fs.Var(&o.explain, "explain", "explain the ranking and the budget on stderr; -explain=json for JSON")
+	fs.Var(&o.include, "include", "show only files matching gitignore `PATTERN` (repeatable; a file matching any is in)")
+	fs.Var(&o.exclude, "exclude", "never show files matching gitignore `PATTERN` (repeatable; wins over -include and the task's naming)")
+	return fs
+}
+
+func runSelect(e *env, args []string) error {
+	var o selectOptions
+	fs := o.flagSet()
+	bf, explain := &o.bf, &o.explain
+	words, err := parseTaskFlags(e, fs, args, selectSynopsis, selectHelp)
 	if err != nil {
 		return err
+	}
+	include, exclude := o.include, o.exclude
+	if tail := trailingFlags(fs, words); tail != "" {
+		// Read as the task's, as the rule says; but said, since other
+		// tools read flags anywhere and the budget would silently differ.
+		fmt.Fprintf(e.stderr, "ctxtrim: the task ends with %q, read as words of the task: flags go before the task (ctxtrim select -h)\n", tail)
 	}
 	for _, f := range []struct {
 		name string
@@ -90,18 +121,18 @@ func runSelect(e *env, args []string) error {
 			return usageError(fmt.Errorf("%s: %w", f.name, err))
 		}
 	}
-	switch *format {
+	switch o.format {
 	case slicer.FormatMarkdown, slicer.FormatXML, slicer.FormatJSON, slicer.FormatPaths:
 	default:
-		return usageError(fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", *format))
+		return usageError(fmt.Errorf("unknown format %q (known: json, markdown, paths, xml)", o.format))
 	}
 	dirFlag := flagAsSet(fs, "C", "repo")
-	if err := checkDir(dirFlag, *repo); err != nil {
+	if err := checkDir(dirFlag, o.repo); err != nil {
 		return err
 	}
-	dir, err := filepath.Abs(*repo)
+	dir, err := filepath.Abs(o.repo)
 	if err != nil {
-		return usageError(fmt.Errorf("%s %s: %w", dirFlag, *repo, err))
+		return usageError(fmt.Errorf("%s %s: %w", dirFlag, o.repo, err))
 	}
 	task := strings.Join(words, " ")
 	if task == "" || task == "-" {
@@ -137,12 +168,12 @@ func runSelect(e *env, args []string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	logf := e.logf(*verbose)
+	logf := e.logf(o.verbose)
 	ix, err := buildIndex(ctx, e, &index.Options{Dir: dir, Logf: logf})
 	if err != nil {
 		return err
 	}
-	commits := *history
+	commits := o.history
 	if ix.GitErr != nil {
 		// Never fail a selection for git history: go on without it.
 		fmt.Fprintf(e.stderr, "ctxtrim: cannot read the repository's history (%v): selecting without git signals (staged changes, recency, co-change)\n", ix.GitErr)
@@ -150,8 +181,8 @@ func runSelect(e *env, args []string) error {
 	}
 	sel, err := slicer.Select(ctx, ix, task, c, &slicer.SelectOptions{
 		Budget:         limit,
-		Format:         *format,
-		NoRedact:       *noRedact,
+		Format:         o.format,
+		NoRedact:       o.noRedact,
 		Explain:        explain.mode != "",
 		HistoryCommits: commits,
 		Include:        include,
@@ -167,7 +198,7 @@ func runSelect(e *env, args []string) error {
 	case err != nil:
 		return err
 	}
-	reportSelectSkips(e, task, append(append([]index.Skip(nil), ix.Skipped...), sel.Skipped...), *verbose)
+	reportSelectSkips(e, task, append(append([]index.Skip(nil), ix.Skipped...), sel.Skipped...), o.verbose)
 	for _, p := range sel.UnmatchedInclude {
 		fmt.Fprintf(e.stderr, "ctxtrim: -include %q matches no file of %s\n", p, dir)
 	}

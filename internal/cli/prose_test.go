@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"golang.org/x/tools/txtar"
+
+	"github.com/ctxtrim/ctxtrim/internal/txtartest"
+)
+
+// TestTaskIsProse: select reads flags only before the first task word;
+// from there on every word is the task's, words that look like flags
+// included, and "--" before the task ends the flags.
+func TestTaskIsProse(t *testing.T) {
+	type parsed struct {
+		Task    string
+		Budget  int
+		Verbose bool
+		Format  string
+		Explain string
+		Tail    string // trailingFlags: the note select prints
+	}
+	tests := []struct {
+		name string
+		args []string
+		want parsed
+	}{
+		{"a flag the task names",
+			[]string{"--budget", "4000", "fix", "the", "-v", "flag"},
+			parsed{Task: "fix the -v flag", Budget: 4000, Format: "markdown"}},
+		{"a flag select lacks",
+			[]string{"--budget", "4000", "rg", "ignores", "-u", "flag"},
+			parsed{Task: "rg ignores -u flag", Budget: 4000, Format: "markdown"}},
+		{"flags before the task are read",
+			[]string{"-v", "-budget=800", "--format", "xml", "retry", "the", "body"},
+			parsed{Task: "retry the body", Budget: 800, Verbose: true, Format: "xml"}},
+		{"-- before a task that starts with a dash",
+			[]string{"-budget", "4000", "--", "-u", "is", "ignored"},
+			parsed{Task: "-u is ignored", Budget: 4000, Format: "markdown"}},
+		{"-- inside the task is the task's",
+			[]string{"-budget", "4000", "pass", "--", "to", "git"},
+			parsed{Task: "pass -- to git", Budget: 4000, Format: "markdown"}},
+		{"a task word that looks like a flag value",
+			[]string{"-budget", "4000", "-format", "json", "json", "output", "-format", "xml", "breaks"},
+			parsed{Task: "json output -format xml breaks", Budget: 4000, Format: "json"}},
+		{"a number after a bool flag is the task's",
+			[]string{"-v", "4000", "tokens", "over"},
+			parsed{Task: "4000 tokens over", Verbose: true, Format: "markdown"}},
+		{"a bool flag takes no value: -explain json is the task json",
+			[]string{"-explain", "json", "schema"},
+			parsed{Task: "json schema", Format: "markdown", Explain: "text"}},
+		{"flags after the task are the task's, and noted",
+			[]string{"fix retry", "-budget", "800", "-v"},
+			parsed{Task: "fix retry -budget 800 -v", Format: "markdown", Tail: "-budget 800 -v"}},
+		{"a task ending with a flag it names is noted too",
+			[]string{"-budget", "4000", "fix", "handling", "of", "-v"},
+			parsed{Task: "fix handling of -v", Budget: 4000, Format: "markdown", Tail: "-v"}},
+		{"one quoted argument is never noted",
+			[]string{"fix retry -budget 800"},
+			parsed{Task: "fix retry -budget 800", Format: "markdown"}},
+		{"a lone dash is the task from stdin",
+			[]string{"-budget", "4000", "-"},
+			parsed{Task: "-", Budget: 4000, Format: "markdown"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var o selectOptions
+			fs := o.flagSet()
+			e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+			words, err := parseTaskFlags(e, fs, tc.args, selectSynopsis, selectHelp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := parsed{
+				Task: strings.Join(words, " "), Budget: o.bf.budget.v, Verbose: o.verbose,
+				Format: o.format, Explain: o.explain.mode, Tail: trailingFlags(fs, words),
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", tc.args, diff)
+			}
+		})
+	}
+}
+
+// proseRepo is a repository whose words the issue's tasks name.
+const proseRepo = `
+-- flag/flag.go --
+package flag
+
+// Verbose is the -v flag; Unrestricted the -u flag, which ignores
+// ignore files.
+var Verbose, Unrestricted bool
+`
+
+// TestTaskIsProseRun runs the issue's two commands whole: the first no
+// longer turns -v on (no progress lines on stderr) and the second is not
+// a usage error; both prompts hold the task as typed.
+func TestTaskIsProseRun(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := txtartest.Repo(t, txtar.Parse([]byte(proseRepo)))
+	for _, words := range [][]string{{"fix", "the", "-v", "flag"}, {"rg", "ignores", "-u", "flag"}} {
+		args := append([]string{"-C", dir, "--budget", "4000"}, words...)
+		stdout, stderr, code := runBuf(t, "", args...)
+		task := strings.Join(words, " ")
+		if code != exitOK || !strings.Contains(stdout, "# Task\n\n"+task+"\n") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 0 and the task %q in the prompt:\n%s", args, code, stderr, task, stdout)
+		}
+		if stderr != "" {
+			t.Errorf("%q: stderr %q; want none (no -v, no note)", args, stderr)
+		}
+	}
+	_, stderr, _ := runBuf(t, "", "-C", dir, "--budget", "4000", "retry", "-budget", "800")
+	if want := `ctxtrim: the task ends with "-budget 800", read as words of the task`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q; want the note %q", stderr, want)
+	}
+}
