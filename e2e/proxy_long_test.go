@@ -319,16 +319,17 @@ func TestClaudeProxyLongSession(t *testing.T) {
 	files := map[string]string{"CLAUDE.md": "# Project\n\n" + marker + "\n"}
 	var turns []string
 	q := shellQuote
-	cl := q(claude) + " -p --model " + model + " --output-format json --allowedTools Read"
+	// The prompt comes first: --allowedTools would take it for a tool.
+	opts := " --model " + model + " --output-format json --allowedTools Read"
 	for i := 1; i <= claudeLongTurns; i++ {
 		name := fmt.Sprintf("logs/day%02d.log", i)
 		files[name] = serverLog(counter, i, claudeLongFile)
 		prompt := fmt.Sprintf("Turn %d: which worker is slowest in %s", i, filepath.Join(work, name))
-		cmd := cl
+		cmd := q(claude) + " -p " + q(prompt) + opts
 		if i > 1 {
 			cmd += " --continue"
 		}
-		turns = append(turns, cmd+" "+q(prompt))
+		turns = append(turns, cmd)
 	}
 	writeFiles(t, work, files)
 	home := t.TempDir()

@@ -48,6 +48,7 @@ type stubServer struct {
 	claude   budget.Counter    // the claude family's estimate, for the Messages API
 	script   []stubTurn        // replies to the first requests, in order
 	each     *stubEachTurn     // the reply to every user message, after the script
+	dump     string            // where request bodies are kept (stubDumpEnv); "" keeps none
 	mu       sync.Mutex        // serialises log lines
 	log      io.Writer
 	n        atomic.Int64 // requests, numbering records and dumps
@@ -68,6 +69,22 @@ const stubModelsEnv = "CTXTRIM_E2E_STUB_MODELS"
 // model stubModelsEnv does not name, the script of stubScriptEnv, records
 // logged to log.
 func newStub(window int, log io.Writer) (*stubServer, error) {
+	script, err := loadStubScript()
+	if err != nil {
+		return nil, err
+	}
+	each, err := loadStubEachTurn()
+	if err != nil {
+		return nil, err
+	}
+	return newStubWith(window, log, os.Getenv(stubModelsEnv), os.Getenv(stubDumpEnv), script, each)
+}
+
+// newStubWith returns a stub configured by its arguments rather than the
+// environment (for tests that run it in-process, in parallel): models as
+// stubModelsEnv says, request bodies kept in dump (none when ""), script
+// and each as stubScriptEnv and stubEachTurnEnv name.
+func newStubWith(window int, log io.Writer, models, dump string, script []stubTurn, each *stubEachTurn) (*stubServer, error) {
 	c, err := budget.NewEncodingCounter(budget.O200kBase)
 	if err != nil {
 		return nil, err
@@ -79,18 +96,10 @@ func newStub(window int, log io.Writer) (*stubServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	script, err := loadStubScript()
-	if err != nil {
-		return nil, err
-	}
-	each, err := loadStubEachTurn()
-	if err != nil {
-		return nil, err
-	}
 	s := &stubServer{window: window, models: map[string]int{}, wording: map[string]string{}, capacity: map[string]bool{},
-		counter: c, claude: cc, script: script, each: each, log: log}
-	if spec := os.Getenv(stubModelsEnv); spec != "" {
-		for _, kv := range strings.Split(spec, ";") {
+		counter: c, claude: cc, script: script, each: each, dump: dump, log: log}
+	if models != "" {
+		for _, kv := range strings.Split(models, ";") {
 			model, v, ok := strings.Cut(kv, "=")
 			if !ok {
 				return nil, fmt.Errorf("%s: %q: want MODEL=WINDOW, MODEL=WINDOW:vllm or MODEL=capacity", stubModelsEnv, kv)
@@ -271,7 +280,7 @@ func newItemInfo(typ, role, text string, n int) stubItemInfo {
 func (s *stubServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	rec := stubRecord{N: s.n.Add(1), Path: r.URL.Path, BodyBytes: len(body)}
-	if dir := os.Getenv(stubDumpEnv); dir != "" {
+	if dir := s.dump; dir != "" {
 		rec.Dump = filepath.Join(dir, fmt.Sprintf("request-%d.json", rec.N))
 		if err := os.WriteFile(rec.Dump, body, 0o644); err != nil {
 			rec.Dump = ""
@@ -542,12 +551,17 @@ func textOf(raw json.RawMessage) []string {
 	return nil
 }
 
-// readStubLog parses the stub's JSON-lines log.
+// readStubLog reads the stub's JSON-lines log.
 func readStubLog(path string) ([]stubRecord, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	return parseStubLog(data)
+}
+
+// parseStubLog parses the stub's JSON-lines log.
+func parseStubLog(data []byte) ([]stubRecord, error) {
 	var out []stubRecord
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		if line == "" {

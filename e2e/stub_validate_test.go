@@ -104,11 +104,8 @@ func TestStubValidation(t *testing.T) {
 // input and completion requested, Anthropic's the input's size and the
 // window; and a request the stub refuses as malformed is recorded so.
 func TestStubOverflow(t *testing.T) {
-	t.Setenv(stubModelsEnv, "small=100;tiny-vllm=100:vllm")
-	t.Setenv(stubScriptEnv, "")
-	t.Setenv(stubDumpEnv, "")
 	var log bytes.Buffer
-	stub, err := newStub(1<<20, &log)
+	stub, err := newStubWith(1<<20, &log, "small=100;tiny-vllm=100:vllm", "", nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
