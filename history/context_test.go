@@ -326,3 +326,53 @@ func TestAnthropicFirstPromptPrunable(t *testing.T) {
 		})
 	}
 }
+
+// TestNoFitCountsInjectedContext: NoFitError's breakdown counts the
+// injected context with the system and developer messages (for Codex, its
+// context item beside the two developer messages; for Claude Code, the
+// first message's <system-reminder> blocks, as parts), and its shares
+// still sum to Pinned.
+func TestNoFitCountsInjectedContext(t *testing.T) {
+	const name = "system, developer and injected context"
+	tests := []struct {
+		path   string
+		items  []int // whole items: instructions and Codex's context
+		blocks []int // content blocks of the first message: Claude Code's
+	}{
+		{requestFixtures[0].path, []int{0, 1, 2}, nil},
+		{requestFixtures[1].path, nil, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			c, _ := parseFile(t, tc.path)
+			a := accountant{c.Format(), counter(t)}
+			want := 0
+			for _, i := range tc.items {
+				want += a.item(c.items[i].raw)
+			}
+			if tc.blocks != nil {
+				ms, _ := parseObject(c.items[0].raw)
+				blocks, err := parseArray(get(ms, "content"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, b := range tc.blocks {
+					want += a.part(blocks[b])
+				}
+			}
+			_, err := Prune(c, counter(t), &Options{Budget: 1})
+			var nf *budget.NoFitError
+			if !errors.As(err, &nf) {
+				t.Fatalf("Prune at budget 1: %v, want a NoFitError", err)
+			}
+			got, sum := map[string]int{}, 0
+			for _, s := range nf.Breakdown {
+				got[s.Name] = s.Tokens
+				sum += s.Tokens
+			}
+			if d := cmp.Diff(map[string]int{name: want, "sum": nf.Pinned}, map[string]int{name: got[name], "sum": sum}); d != "" {
+				t.Errorf("breakdown (-want +got):\n%s\n%v", d, nf)
+			}
+		})
+	}
+}
