@@ -114,7 +114,13 @@ const (
 	// tasks won and 36 lost; at 0.15, 28 won and 25 lost.
 	weightCoChange = 0.3
 	// weightDirty weighs uncommitted or staged changes: a file being edited
-	// is almost always part of the task at hand.
+	// is almost always part of the task at hand, when the task reaches it
+	// too. Like recency, it counts only for files with other relevance:
+	// the task's words or path, a mention or a named partner (rankFiles;
+	// any edit counts when the task reaches no file at all). Alone, an
+	// untracked scratch.go scored 0.4 and went whole into a prompt about
+	// cobra's command aliases, and one-line untracked files outranked the
+	// files that matched.
 	weightDirty = 0.4
 	// pairShare is the share of a test's explicit mention (its path, file
 	// name or a stack frame) given to its source file, and of a source's
@@ -1225,7 +1231,6 @@ func rankFiles(in *rankInput) []ranked {
 
 	sig := make([]Signals, n)
 	for i := range ix.Files {
-		f := &ix.Files[i]
 		s := &sig[i]
 		s.Class = classFactor(class[i])
 		s.Lexical = weightLexical * lex[i] * s.Class
@@ -1244,9 +1249,6 @@ func rankFiles(in *rankInput) []ranked {
 		}
 		if co != nil {
 			s.CoChange = weightCoChange * co[i] * s.Class
-		}
-		if f.Status&(index.Modified|index.Staged|index.Untracked) != 0 {
-			s.Dirty = weightDirty * s.Class
 		}
 	}
 	// Test ↔ source pairing: a test or source the task names (its path,
@@ -1282,6 +1284,21 @@ func rankFiles(in *rankInput) []ranked {
 			}
 			sig[j].Pair += pairShare * lends(i)
 			sig[i].Pair += pairShare * lends(j) * sig[i].Class
+		}
+	}
+	// An edit counts for a file the task reaches itself (its words or
+	// path, a mention, a named test or source): alone, an untracked
+	// scratch file or an unrelated edit outranked every file that matched
+	// the task. The graph is no such reach here, unlike for recency: a
+	// scratch main.go takes a trace of PageRank from any seed that says
+	// "main". A task that reaches no file at all ("fix it") leaves the
+	// edits as its only hint.
+	reached := slices.ContainsFunc(base, func(v float64) bool { return v > 0 })
+	for i := range ix.Files {
+		s := &sig[i]
+		relevant := lex[i] > 0 || s.Mention > 0 || s.Pair > 0
+		if ix.Files[i].Status&(index.Modified|index.Staged|index.Untracked) != 0 && (relevant || !reached) {
+			s.Dirty = weightDirty * s.Class
 		}
 	}
 	var out []ranked
