@@ -45,6 +45,8 @@ func runCount(e *env, args []string) error {
 	names, err := parseFlags(e, fs, args, "ctxtrim count [-model M | -encoding E] [-json] [-chat] [FILE...]",
 		"Counts tokens per file and in total, like wc; reads stdin when no FILE is given or FILE is -.\n"+
 			"With -model, counts with the model's tokenizer (an estimate for non-OpenAI models, noted on stderr).\n"+
+			"count streams in constant memory and reads any size, like wc; -chat decodes the whole request\n"+
+			fmt.Sprintf("and reads at most %s of it. Binary input (a NUL in the first %d bytes) is not counted.\n", sizeText(maxChatInput), index.BinarySniffBytes)+
 			fmt.Sprintf("Exit status: 0 ok, %d a FILE could not be read, %d usage or no such FILE, %d binary or not UTF-8 input;\n", exitError, exitUsage, exitBadInput)+
 			"the other files are still counted.")
 	if err != nil {
@@ -171,11 +173,11 @@ func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 	}
 	defer done()
 	if chat {
-		data, err := readAll(in, where)
+		data, err := readInput(in, where, chatInput)
 		if err != nil {
 			return fail(err)
 		}
-		if err := checkText(where, data, textRules{nonEmpty: true, what: chatRequestWhat}); err != nil {
+		if err := checkText(where, data, chatInput); err != nil {
 			return fail(err)
 		}
 		msgs, tools, err := budget.ParseChatRequest(data)
@@ -204,6 +206,11 @@ func countOne(e *env, p *budgetPlan, name string, chat bool) countResult {
 
 // chatRequestWhat is what count -chat reads, for hints.
 const chatRequestWhat = `an OpenAI Chat Completions request body ({"messages": [...]}) or a JSON array of messages`
+
+// chatInput is what count -chat reads: it decodes the whole request, so
+// it reads at most maxChatInput.
+var chatInput = textRules{nonEmpty: true, what: chatRequestWhat, max: maxChatInput,
+	tooLarge: "a request body is at most a few MB; count it without -chat"}
 
 // countStream counts r exactly in bounded memory: it reads pieces of about
 // countChunk bytes and counts each up to a split point where the tokenizer

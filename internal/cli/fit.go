@@ -7,11 +7,13 @@ import (
 	"io"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
-// maxFitInput bounds what fit reads: it must hold the whole text to keep
-// its tail. 1 GiB of text is ~250M tokens, far above any window.
-const maxFitInput = 1 << 30
+// fitInput is what fit reads: it must hold the whole text to keep its
+// tail, so it reads at most maxHeldInput.
+var fitInput = textRules{what: "text", max: maxHeldInput,
+	tooLarge: "fit holds its input in memory; cut it first (head -c, or ctxtrim split)"}
 
 func runFit(e *env, args []string) error {
 	fs := flag.NewFlagSet("fit", flag.ContinueOnError)
@@ -20,7 +22,8 @@ func runFit(e *env, args []string) error {
 	keep := fs.String("keep", "both", "which ends to keep: `both|head|tail` (both drops the middle)")
 	quiet := fs.Bool("q", false, "do not report the cut on stderr")
 	help := "Trims text from stdin to the input budget at line boundaries, keeping head and tail,\n" +
-		"with a marker line saying how much was dropped.\n" +
+		"with a marker line saying how much was dropped. It holds the text in memory and reads\n" +
+		fmt.Sprintf("at most %s of it: more, or binary input (a NUL in the first %d bytes), is bad input.\n", sizeText(maxHeldInput), index.BinarySniffBytes) +
 		fmt.Sprintf("Exit status: 0 unchanged, %d trimmed, %d usage, %d bad input, %d budget smaller than the marker, %d error.", exitTrimmed, exitUsage, exitBadInput, exitNoFit, exitError)
 	pos, err := parseFlags(e, fs, args, "ctxtrim fit (-model M | -budget N | -window N -encoding E) [-reserve N] [-from-error TEXT|@FILE] [-keep both|head|tail] < text", help)
 	if err != nil {
@@ -44,20 +47,16 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	defer done()
-	data, err := readText(in, where, maxFitInput)
+	data, err := readText(in, where, fitInput)
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(data) > maxFitInput:
-		return inputProblem(probTooLarge, where, fmt.Sprintf("larger than %d MiB", maxFitInput>>20),
-			"fit holds its input in memory; cut it first (head -c, or ctxtrim split)")
-	case len(data) == 0:
+	if len(data) == 0 {
 		// Nothing fits any budget: a filter passes empty input through
 		// (git diff | ctxtrim fit | … must not fail on a clean tree).
 		return nil
 	}
-	if err := checkText(where, data, textRules{}); err != nil {
+	if err := checkText(where, data, fitInput); err != nil {
 		return err
 	}
 	defer capMemoryFor(len(data))()

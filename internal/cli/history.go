@@ -21,8 +21,10 @@ Steps, cheapest loss first, each only as far as needed: mask old tool
 outputs, replace superseded outputs and old images, cut the middle out of
 oversized items, drop the oldest turns (one notice says how many). System
 messages, the latest user turn and the last -keep-last turns are never
-touched. Exit status: 0 unchanged, 3 pruned, 2 usage, 4 bad input, 5 the
-pinned part alone does not fit, 1 other errors. With -dry-run nothing is
+touched. history holds the conversation in memory and reads at most 512 MiB;
+more, or binary input (a NUL in the first 8000 bytes), is bad input.
+Exit status: 0 unchanged, 3 pruned, 2 usage, 4 bad input, 5 the pinned part
+alone does not fit, 1 other errors. With -dry-run nothing is
 written to stdout: the report of what would be removed goes to stderr and
 the exit status is the same.`
 
@@ -71,11 +73,11 @@ func runHistory(e *env, args []string) error {
 		return err
 	}
 	defer closeIn()
-	data, err := readBytes(in, where)
+	data, err := readInput(in, where, historyInput)
 	if err != nil {
 		return err
 	}
-	if err := checkText(where, data, textRules{nonEmpty: true, what: conversationWhat}); err != nil {
+	if err := checkText(where, data, historyInput); err != nil {
 		return err
 	}
 	defer capMemoryFor(len(data))()
@@ -122,6 +124,11 @@ func runHistory(e *env, args []string) error {
 
 // conversationWhat is what history reads, for hints.
 const conversationWhat = "a conversation: a Chat, Responses or Anthropic request body, a Codex rollout (JSONL) or a JSON array of messages"
+
+// historyInput is what history reads: a conversation of at most
+// maxHeldInput bytes.
+var historyInput = textRules{nonEmpty: true, what: conversationWhat, max: maxHeldInput,
+	tooLarge: "history holds the conversation in memory; prune it in pieces, or start a new session"}
 
 // historyInputError is the input problem of a history.ErrBadInput error:
 // a body of another format than -format names (history.FormatError), or

@@ -6,7 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"strings"
+	"unsafe"
 
 	"github.com/ctxtrim/ctxtrim/internal/badutf8"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
@@ -26,7 +26,7 @@ import (
 //	not valid UTF-8                                  4     a Latin-1 file
 //	not the structure expected                       4     not JSON, a JSON shape that is no conversation,
 //	                                                       a body that is not the -format named
-//	larger than the command can hold                 4     fit of more than 1 GiB
+//	larger than the command can hold (input caps)    4     fit of more than 512 MiB, yes | ctxtrim …
 //
 // A wrong path is a mistake in how ctxtrim was called, like a bad flag
 // (2); a file that exists but cannot be read is a failure of the
@@ -132,19 +132,18 @@ func openInput(e *env, name, what, dirHint string) (io.Reader, string, func(), e
 	return f, name, func() { f.Close() }, nil
 }
 
-// readAll reads r, named where, classifying a read error (reading a
-// directory, EIO) as probUnreadable.
+// readAll reads select's task from r, named where: readInput with
+// taskInput's cap, so that "ctxtrim < /dev/zero" stops at its first NUL
+// and an endless pipe at the cap. Messages name it "the task on WHERE",
+// as select's own checks do.
 func readAll(r io.Reader, where string) ([]byte, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, openError(where, err, "")
-	}
-	return b, nil
+	return readInput(r, "the task on "+where, taskInput)
 }
 
 // readFileFlag reads the file at path that a flag names (-instructions
-// FILE, -from-error @FILE); where is the flag as given ("-instructions
-// x.md").
+// FILE, -from-error @FILE, -config FILE); where is the flag as given
+// ("-instructions x.md"). It reads through readInput with flagFileInput's
+// cap: "-instructions /dev/zero" is binary at once, not an endless read.
 func readFileFlag(where, path string) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -153,11 +152,12 @@ func readFileFlag(where, path string) ([]byte, error) {
 	if st.IsDir() {
 		return nil, inputProblem(probKind, where, "is a directory", "name a file")
 	}
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, openError(where, err, "")
 	}
-	return b, nil
+	defer f.Close()
+	return readInput(f, where, flagFileInput)
 }
 
 // checkDir checks that the directory a flag names (-C DIR) exists.
@@ -173,11 +173,47 @@ func checkDir(flagName, dir string) error {
 	return nil
 }
 
-// textRules says which content checkText rejects.
+// textRules says which content checkText rejects, and how much readInput
+// reads.
 type textRules struct {
 	nonEmpty bool   // empty (or only white space) is probEmpty
 	what     string // what the input should be, for hints: "a conversation", "text"
+	max      int64  // readInput: more bytes than this is probTooLarge (0: maxTaskInput)
+	tooLarge string // readInput: the hint when the input is over max
 }
+
+// Input caps. A command that holds its input whole reads at most this
+// many bytes of it and stops at the first byte more, with probTooLarge
+// (exit 4): an endless pipe (yes, /dev/zero) ends there, and memory stays
+// bounded by the cap times what the command needs per byte held. The caps
+// are sized so that no input drives the process out of memory under a
+// 4 GB address-space limit (ulimit -v 4000000, TestInputCapsMemory): the
+// Go runtime reserves about 1.6 GB of address space at start, a pipe's
+// buffer grows to the cap through buffers a third its size, and the work
+// on a held byte costs about 1.5 more (docs/large-inputs.md); at 1 GiB,
+// fit died reading ("fatal error: out of memory"). Each command's help
+// states its cap. count streams in constant memory (like wc) and has none.
+const (
+	// maxTaskInput caps select's task and a file a flag names: a task
+	// or instructions of 64 MiB are ~16M tokens, eight times the
+	// largest window; more is a file piped by mistake.
+	maxTaskInput = 64 << 20
+	// maxHeldInput caps fit, split and history, which hold their input
+	// once: 512 MiB is ~130M tokens, far above any window, and a 500 MB
+	// Codex rollout (the largest measured) still passes.
+	maxHeldInput = 512 << 20
+	// maxChatInput caps count -chat, which decodes the whole request
+	// (3.2 bytes per byte, measured); a request body is a few MB.
+	maxChatInput = 256 << 20
+)
+
+// The rules of each input a command reads whole.
+var (
+	taskInput = textRules{nonEmpty: true, what: "the task as text (arguments or stdin)", max: maxTaskInput,
+		tooLarge: "a task is text of a few KB; pass the task, not the material (ctxtrim split cuts that)"}
+	flagFileInput = textRules{what: "a text file", max: maxTaskInput,
+		tooLarge: "name a text file of the size a prompt can hold"}
+)
 
 // checkText applies the content rows of the table to data, named where:
 // binary (index.BinaryAt, the one binary check), invalid UTF-8 and, when
@@ -216,57 +252,73 @@ func trimSpace[T string | []byte](b T) T {
 	return b
 }
 
-// readText reads r, named where, into a string, at most limit+1 bytes (a
-// longer result means the input is over limit), holding it once: from a
-// regular file the string is sized once; from a pipe it grows fivefold
-// each time it fills. Growing allocates without zeroing (strings.Builder),
-// so the room not yet read into costs no memory, and the earlier, fifth as
-// large buffers are all that is held twice; io.ReadAll's 1.25× steps, and
-// string(data) after it, held a gigabyte input four times over. fit and
-// split of a gigabyte need this.
-func readText(r io.Reader, where string, limit int64) (string, error) {
-	var sb strings.Builder
+// readInput reads r, named where, whole, for a command that holds its
+// input in memory, by rules:
+//
+//   - binary is decided first: the first index.BinarySniffBytes bytes are
+//     read and searched for a NUL before anything more is read, so a
+//     300 MB file of NULs, or /dev/zero, fails at once (probBinary);
+//   - at most rules.max bytes (0: maxTaskInput) are read: the first byte
+//     more is probTooLarge, found as it is read, and a regular file larger
+//     than that fails after the sniff without being read;
+//   - the input is held once: from a regular file the buffer is sized
+//     once; from a pipe it grows fourfold each time it fills, never past
+//     the cap (a grown buffer is allocated but not touched until read
+//     into, so the room costs address space, not memory).
+//
+// A read error (reading a directory, EIO) is probUnreadable. The other
+// rows of the table (UTF-8, empty) are checkText's.
+func readInput(r io.Reader, where string, rules textRules) ([]byte, error) {
+	limit := rules.max
+	if limit <= 0 {
+		limit = maxTaskInput
+	}
+	what := rules.what
+	if what == "" {
+		what = "text"
+	}
+	tooLarge := func() error {
+		return inputProblem(probTooLarge, where, fmt.Sprintf("larger than %s, the most this command reads", sizeText(limit)), rules.tooLarge)
+	}
+	size := int64(-1) // of a regular file
 	if f, ok := r.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-			sb.Grow(int(min(st.Size(), limit+1)))
+			size = st.Size()
 		}
 	}
-	buf := make([]byte, readTextBuf)
-	lr := io.LimitReader(r, limit+1)
-	for {
-		n, err := lr.Read(buf)
-		if n > 0 {
-			if sb.Cap()-sb.Len() < n {
-				sb.Grow(max(4*sb.Cap(), readTextBuf))
-			}
-			sb.Write(buf[:n])
-		}
-		if err == io.EOF {
-			return sb.String(), nil
-		}
-		if err != nil {
-			return "", openError(where, err, "")
-		}
+	first := int64(readTextBuf)
+	switch {
+	case size > limit:
+		first = index.BinarySniffBytes // the sniff, then tooLarge
+	case size >= 0:
+		first = size + 1 // +1: the read that sees EOF needs room
 	}
-}
-
-// readBytes is readText for a caller that wants bytes (history parses
-// them in place): the same single hold, grown the same way.
-func readBytes(r io.Reader, where string) ([]byte, error) {
-	var b []byte
-	if f, ok := r.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
-			b = make([]byte, 0, st.Size()+1) // +1: the read that sees EOF needs room
-		}
-	}
+	b := make([]byte, 0, first)
+	sniffed := false
 	for {
 		if len(b) == cap(b) {
-			nb := make([]byte, len(b), max(4*cap(b), readTextBuf))
+			nb := make([]byte, len(b), min(max(4*int64(cap(b)), readTextBuf), limit+1))
 			copy(nb, b)
 			b = nb
 		}
-		n, err := r.Read(b[len(b):cap(b)])
+		room := cap(b)
+		if !sniffed {
+			room = min(room, index.BinarySniffBytes)
+		}
+		n, err := r.Read(b[len(b):room])
 		b = b[:len(b)+n]
+		if !sniffed && (len(b) >= index.BinarySniffBytes || err != nil) {
+			sniffed = true
+			if i := index.BinaryAt(b); i >= 0 {
+				return nil, inputProblem(probBinary, where, fmt.Sprintf("binary input (NUL byte at offset %d)", i), "pass "+what)
+			}
+			if size > limit {
+				return nil, tooLarge()
+			}
+		}
+		if int64(len(b)) > limit {
+			return nil, tooLarge()
+		}
 		if err == io.EOF {
 			return b, nil
 		}
@@ -276,5 +328,27 @@ func readBytes(r io.Reader, where string) ([]byte, error) {
 	}
 }
 
-// readTextBuf is readText's read size.
+// readText is readInput for a caller that wants a string (fit, split),
+// without the copy that string(b) would make of a gigabyte: b is not
+// written again after readInput returns it, so the string may share it.
+func readText(r io.Reader, where string, rules textRules) (string, error) {
+	b, err := readInput(r, where, rules)
+	if err != nil || len(b) == 0 {
+		return "", err
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b)), nil
+}
+
+// sizeText renders a byte count for messages: "1 GiB", "512 MiB".
+func sizeText(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// readTextBuf is readInput's first read size from a pipe.
 const readTextBuf = 256 << 10

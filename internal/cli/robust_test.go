@@ -2,11 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
 
@@ -26,6 +30,8 @@ const (
 	inHugeLine    = "huge single line"
 	inUnreadable  = "unreadable file"
 	inMissing     = "missing path"
+	inZeros       = "endless NULs" // stdin only: /dev/zero
+	inYes         = "endless text" // stdin only: yes "line of text"
 )
 
 // hugeLine is a single line of 3 MB: three times count's 1 MiB chunk, over
@@ -77,6 +83,8 @@ func robustCases() map[string][]robustCase {
 			{input: inHugeLine, args: []string{"count", "$F"}, code: exitOK, stdout: "$F"},
 			{input: inUnreadable, args: []string{"count", "$F"}, code: exitError, where: "$F"},
 			{input: inMissing, args: []string{"count", "$F"}, code: exitUsage, where: "$F"},
+			{input: inZeros, args: []string{"count"}, stdin: inZeros, code: exitBadInput, where: stdinName},
+			{input: inZeros, args: []string{"count", "-chat"}, stdin: inZeros, code: exitBadInput, where: stdinName},
 		},
 		"fit": {
 			{input: inEmpty, args: []string{"fit", "-budget", "100"}, stdin: inEmpty, code: exitOK},
@@ -87,6 +95,8 @@ func robustCases() map[string][]robustCase {
 			{input: inHugeLine, args: []string{"fit", "-budget", "1000"}, stdin: inHugeLine, code: exitTrimmed, stdout: "ctxtrim: dropped"},
 			{input: inUnreadable, args: []string{"fit", "-from-error", "@$F"}, stdin: inShape, code: exitError, where: "-from-error @$F"},
 			{input: inMissing, args: []string{"fit", "-from-error", "@$F"}, stdin: inShape, code: exitUsage, where: "-from-error @$F"},
+			{input: inZeros, args: []string{"fit", "-budget", "100"}, stdin: inZeros, code: exitBadInput, where: stdinName},
+			{input: inZeros, args: []string{"fit", "-from-error", "@/dev/zero"}, stdin: inShape, code: exitBadInput, where: "-from-error @/dev/zero"},
 		},
 		"history": {
 			{input: inEmpty, args: []string{"history", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
@@ -97,6 +107,7 @@ func robustCases() map[string][]robustCase {
 			{input: "huge chat", args: []string{"history", "-budget", "3000", "$F"}, code: exitTrimmed, stdout: "and now?"},
 			{input: inUnreadable, args: []string{"history", "-budget", "1000", "$F"}, code: exitError, where: "$F"},
 			{input: inMissing, args: []string{"history", "-budget", "1000", "$F"}, code: exitUsage, where: "$F"},
+			{input: inZeros, args: []string{"history", "-budget", "1000"}, stdin: inZeros, code: exitBadInput, where: stdinName},
 		},
 		"split": {
 			{input: inEmpty, args: []string{"split", "-budget", "1000", "$F"}, code: exitBadInput, where: "$F"},
@@ -107,6 +118,8 @@ func robustCases() map[string][]robustCase {
 			{input: inHugeLine, args: []string{"split", "-budget", "100000", "$F"}, code: exitOK, stdout: "[ctxtrim: line cut here"},
 			{input: inUnreadable, args: []string{"split", "-budget", "1000", "$F"}, code: exitError, where: "$F"},
 			{input: inMissing, args: []string{"split", "-budget", "1000", "$F"}, code: exitUsage, where: "$F"},
+			{input: inZeros, args: []string{"split", "-budget", "1000"}, stdin: inZeros, code: exitBadInput, where: stdinName},
+			{input: inZeros, args: []string{"split", "-budget", "1000", "-instructions", "/dev/zero"}, stdin: inShape, code: exitBadInput, where: "-instructions /dev/zero"},
 		},
 		"select": {
 			{input: inEmpty, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inEmpty, code: exitBadInput, where: "the task on (stdin)"},
@@ -117,6 +130,10 @@ func robustCases() map[string][]robustCase {
 			{input: inHugeLine, args: []string{"-C", "$R", "-budget", "1000"}, stdin: inHugeLine, code: exitNoFit, where: "task"},
 			{input: inUnreadable, args: []string{"-C", "$R", "-budget", "1000", "the", "bad", "text"}, code: exitOK, stdout: "# Task"},
 			{input: inMissing, args: []string{"-C", "$F", "-budget", "1000", "retry"}, code: exitUsage, where: "-C $F"},
+			{input: inZeros, args: []string{"-C", "$R", "-budget", "4000"}, stdin: inZeros, code: exitBadInput, where: stdinName},
+			// The task's cap is 64 MiB: cheap enough to read here (fit's
+			// and split's are run in a subprocess: TestInputCapsMemory).
+			{input: inYes, args: []string{"-C", "$R", "-budget", "4000"}, stdin: inYes, code: exitBadInput, where: "larger than 64 MiB"},
 		},
 		"index": {
 			{input: inEmpty, args: []string{"index", "-C", "$D"}, code: exitOK, stdout: "files:"},
@@ -173,12 +190,15 @@ func runRobust(t *testing.T, keep func(robustCase) bool) {
 				for i, a := range tc.args {
 					args[i] = expand(a)
 				}
-				stdin := ""
-				if tc.stdin != "" {
-					stdin = inputFiles()[tc.stdin]
+				var stdin io.Reader = strings.NewReader(inputFiles()[tc.stdin])
+				switch tc.stdin {
+				case inZeros:
+					stdin = &endless{line: "\x00"}
+				case inYes:
+					stdin = &endless{line: "line of text\n"}
 				}
 				var stdout, stderr bytes.Buffer
-				code := Run(args, strings.NewReader(stdin), &stdout, &stderr)
+				code := Run(args, stdin, &stdout, &stderr)
 				if code != tc.code {
 					t.Fatalf("ctxtrim %s: exit %d, want %d; stderr:\n%s", strings.Join(args, " "), code, tc.code, clipString(stderr.String()))
 				}
@@ -258,4 +278,70 @@ func clipString(s string) string {
 		return s[:200] + " … " + s[len(s)-200:]
 	}
 	return s
+}
+
+// TestInputCapsMemory runs the built binary under a 4 GB address-space
+// limit (ulimit -v, in the subprocess's shell only) on endless text, as
+// "yes | ctxtrim fit" is: each command must stop at its input cap with one
+// line and exit 4, never die out of memory with a Go runtime trace. The
+// binary is built once, into the test's directory.
+func TestInputCapsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads a gigabyte per command")
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh for ulimit")
+	}
+	bin := filepath.Join(t.TempDir(), "ctxtrim")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/ctxtrim/ctxtrim").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	isolateConfig(t)
+	for _, args := range [][]string{
+		{"fit", "-budget", "100"},
+		{"split", "-budget", "1000"},
+		{"history", "-budget", "1000"},
+		{"-budget", "4000", "-C", t.TempDir()},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			// 4,000,000 KiB, as the issue's report ran it.
+			cmd := exec.CommandContext(ctx, "sh", append([]string{"-c", `ulimit -v 4000000 && exec "$0" "$@"`, bin}, args...)...)
+			cmd.Stdin = &endless{line: "line of text\n"}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			code := cmd.ProcessState.ExitCode()
+			msg := stderr.String()
+			if strings.Contains(msg, "goroutine ") || strings.Contains(msg, "fatal error") || strings.Count(msg, "\n") != 1 {
+				t.Fatalf("ctxtrim %s: %v; stderr is not one line:\n%s", strings.Join(args, " "), err, clipString(msg))
+			}
+			if code != exitBadInput || !strings.Contains(msg, "larger than") {
+				t.Errorf("ctxtrim %s: exit %d, %q; want exit %d, larger than the cap", strings.Join(args, " "), code, msg, exitBadInput)
+			}
+		})
+	}
+}
+
+// TestHelpStatesInputCaps: the help of each command that holds its input
+// whole states its cap (input.go), so that exit 4 on a large input is
+// documented where the user looks.
+func TestHelpStatesInputCaps(t *testing.T) {
+	isolateConfig(t)
+	for _, tc := range []struct {
+		cmd  string
+		want string
+	}{
+		{"fit", sizeText(maxHeldInput)},
+		{"split", sizeText(maxHeldInput)},
+		{"history", sizeText(maxHeldInput)},
+		{"count", sizeText(maxChatInput)},
+		{"count", "constant memory"},
+	} {
+		_, stderr, _ := runBuf(t, "", tc.cmd, "-h")
+		if !strings.Contains(strings.Join(strings.Fields(stderr), " "), tc.want) {
+			t.Errorf("ctxtrim %s -h does not state %q:\n%s", tc.cmd, tc.want, stderr)
+		}
+	}
 }

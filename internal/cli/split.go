@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -45,8 +44,10 @@ part: instructions + "[part i of n]" + payload, as text or request JSON.
 Input: a unified diff or text on stdin or FILE, -diff REV..REV, -staged, or
 -files GLOB. Output: plain parts separated by -delimiter on stdout, JSONL
 request bodies with -request, or one file per part plus manifest.json with
--out DIR. Exit status: 0 done, 2 usage, 4 bad input, 5 the instructions
-leave no room or more than -max-parts parts are needed, 1 other errors.`
+-out DIR. split holds stdin or FILE in memory and reads at most 512 MiB of
+it; more, or binary input (a NUL in the first 8000 bytes), is bad input.
+Exit status: 0 done, 2 usage, 4 bad input, 5 the instructions leave no
+room or more than -max-parts parts are needed, 1 other errors.`
 
 // defaultDelimiter separates plain-text parts on stdout.
 const defaultDelimiter = `\n<<<ctxtrim part boundary>>>\n`
@@ -292,11 +293,11 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 			return in, err
 		}
 		defer closeIn()
-		b, err := readText(r, where, math.MaxInt64-1)
+		b, err := readText(r, where, splitInput)
 		if err != nil {
 			return in, err
 		}
-		if err := checkText(where, b, textRules{nonEmpty: true, what: "a diff or a text"}); err != nil {
+		if err := checkText(where, b, splitInput); err != nil {
 			return in, err
 		}
 		kind := split.Text
@@ -329,6 +330,11 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 	}
 	return in, nil
 }
+
+// splitInput is what split reads from stdin or FILE: it holds the input
+// once, so it reads at most maxHeldInput, as fit does.
+var splitInput = textRules{nonEmpty: true, what: "a diff or a text", max: maxHeldInput,
+	tooLarge: "split holds its input in memory; cut it first (split -l, or -files GLOB for a tree)"}
 
 // readTextFlag reads the text file a flag names: readFileFlag, then the
 // content rows of the table (binary, not UTF-8).
