@@ -147,6 +147,8 @@ func parseProxy(e *env, args []string) (*proxyOptions, error) {
 	fs := flag.NewFlagSet("proxy", flag.ContinueOnError)
 	var bf budgetFlags
 	bf.register(fs)
+	// In the proxy -window applies to every model the clients name.
+	fs.Lookup("window").Usage = "context window `N` in tokens for every model, the table's included (a deployment's smaller window)"
 	po := &proxyOptions{}
 	fb := fallbackFlag{}
 	fs.StringVar(&po.listen, "listen", defaultListen, "serve on `HOST:PORT` (loopback unless -allow-remote; port 0 picks one)")
