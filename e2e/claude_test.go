@@ -78,6 +78,19 @@ func TestClaudeProxySession(t *testing.T) {
 		if len(rs) < 2 || rs[0].Status != 400 || len(rs[len(rs)-1].Items) >= len(rs[0].Items) {
 			t.Fatalf("want the stub to refuse the second turn and Claude Code to answer it only after compacting: %s", summarize(rs))
 		}
+		// What TestClaudeProxyLongSession looks for to tell a compaction
+		// (claudeCompactRE) is in what Claude Code sent here.
+		compacted := false
+		for _, r := range rs {
+			body, err := os.ReadFile(r.Dump)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compacted = compacted || claudeCompactRE.Match(body)
+		}
+		if !compacted {
+			t.Errorf("no request of the compacting turn matches claudeCompactRE: the long session could not see a compaction")
+		}
 	})
 
 	t.Run("through the proxy", func(t *testing.T) {
