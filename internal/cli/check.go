@@ -127,6 +127,9 @@ func runCheck(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	for _, w := range cfg.warnings {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", w)
+	}
 	counter, err := budget.NewEncodingCounter(o.encoding)
 	if err != nil {
 		return usageError(err)

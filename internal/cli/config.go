@@ -28,7 +28,13 @@ import (
 //     given by check's -config.
 //
 // Both are optional. Every command reads them through loadConfig, check's
-// [check] section included. The format:
+// [check] section included. A user file that exists but cannot be read
+// (permission denied, as for HOME=/root under another user; a path
+// through a regular file) is not an error: as git does with its own, the
+// command says so in one warning line (config.warnings) and goes on
+// without it, for the user file is often outside the user's control (a
+// shared HOME, a sandbox). A repository file that cannot be read, and a
+// malformed file of either kind, remain errors. The format:
 //
 //	model   = "claude-sonnet-4-5"  # default --model
 //	reserve = 16000                # default --reserve (tokens kept for the output)
@@ -66,6 +72,10 @@ type config struct {
 	files     []string           // files that were read, in order
 	modelFile string             // the file that set Model, for errors about it
 	md        toml.MetaData      // of one file: which keys it sets
+	// warnings are the files loadConfig went on without (an unreadable
+	// user file), one line each, for the command to print on stderr
+	// before its work.
+	warnings []string
 }
 
 // checkKeys lists the keys of [check], for errors.
@@ -77,8 +87,10 @@ const checkKeys = "project_doc_max_bytes, project_doc_fallback_filenames, agents
 // errors; malformed ones are, as "path:line:col: message".
 func loadConfig(repoDir, repoFile string) (*config, error) {
 	var paths []string
+	userFile := ""
 	if dir, err := os.UserConfigDir(); err == nil {
-		paths = append(paths, filepath.Join(dir, userConfigPath))
+		userFile = filepath.Join(dir, userConfigPath)
+		paths = append(paths, userFile)
 	}
 	if repoFile == "" {
 		if root, ok := repoRoot(repoDir); ok {
@@ -99,7 +111,14 @@ func loadConfig(repoDir, repoFile string) (*config, error) {
 		return nil
 	}
 	for _, p := range paths {
-		if err := read(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err := read(p)
+		var pe *fs.PathError
+		switch {
+		case err == nil, errors.Is(err, fs.ErrNotExist):
+		case p == userFile && errors.As(err, &pe):
+			// Opening or reading failed (a parse error is no PathError).
+			merged.warnings = append(merged.warnings, fmt.Sprintf("%s: %v; going on without the user configuration (check its permissions, or set XDG_CONFIG_HOME)", p, pe.Err))
+		default:
 			return nil, err
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxtrim/ctxtrim/budget"
+	"github.com/ctxtrim/ctxtrim/internal/nonroot"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -261,4 +262,76 @@ func FuzzReadConfig(f *testing.F) {
 			t.Fatalf("error %q does not name the file", err)
 		}
 	})
+}
+
+// TestUnreadableUserConfig: a user configuration location that cannot be
+// read is one warning, and every command goes on, as git does with its
+// own (HOME=/root under another user gave "open
+// /root/.config/ctxtrim/config.toml: permission denied", exit 2, in every
+// command but index). Tests run as root, whom a directory at mode 000 does
+// not stop, so the location is made unreadable in two ways: a path through
+// a regular file (ENOTDIR, which root meets too), and, as nobody
+// (internal/nonroot), a directory at mode 000 (EACCES, the report's case).
+func TestUnreadableUserConfig(t *testing.T) {
+	t.Run("parent is a file", func(t *testing.T) {
+		isolateConfig(t)
+		file := filepath.Join(t.TempDir(), "config-home")
+		if err := os.WriteFile(file, []byte("not a directory\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("XDG_CONFIG_HOME", file)
+		checkUnreadableUserConfig(t, filepath.Join(file, userConfigPath), "not a directory")
+	})
+	t.Run("permission denied", func(t *testing.T) {
+		if !nonroot.Here(t) {
+			return
+		}
+		isolateConfig(t)
+		home := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(home, "ctxtrim"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, userConfigPath), []byte("model = \"gpt-4o\"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(filepath.Join(home, "ctxtrim"), 0); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(filepath.Join(home, "ctxtrim"), 0o755) })
+		t.Setenv("XDG_CONFIG_HOME", home)
+		checkUnreadableUserConfig(t, filepath.Join(home, userConfigPath), "permission denied")
+	})
+}
+
+// checkUnreadableUserConfig checks that the user file at path, unreadable
+// for the reason why, is a warning: loadConfig returns one, and commands
+// succeed (check prints the warning once).
+func checkUnreadableUserConfig(t *testing.T, path, why string) {
+	t.Helper()
+	cfg, err := loadConfig(".", "")
+	if err != nil {
+		t.Fatalf("loadConfig: %v, want a warning only", err)
+	}
+	if len(cfg.warnings) != 1 || !strings.Contains(cfg.warnings[0], path) || !strings.Contains(cfg.warnings[0], why) {
+		t.Errorf("warnings %q, want one naming %s and %q", cfg.warnings, path, why)
+	}
+	for _, args := range [][]string{
+		{"fit", "-budget", "100"},
+		{"count"},
+		{"history", "-budget", "1000"},
+		{"split", "-budget", "1000"},
+		{"-budget", "1000", "retry"},
+	} {
+		stdin := "some text\n"
+		if args[0] == "history" {
+			stdin = `{"messages":[{"role":"user","content":"hi"}]}`
+		}
+		if _, stderr, code := runBuf(t, stdin, args...); code != exitOK {
+			t.Errorf("ctxtrim %s: exit %d, want %d; stderr:\n%s", strings.Join(args, " "), code, exitOK, stderr)
+		}
+	}
+	_, stderr, code := runBuf(t, "", "check")
+	if code != exitOK || strings.Count(stderr, path) != 1 || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("check: exit %d, stderr %q; want %d and one warning line naming %s", code, stderr, exitOK, path)
+	}
 }
