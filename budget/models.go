@@ -354,7 +354,10 @@ func (t *Table) Lookup(name string) (Model, error) {
 		near = filterPrefix(names, n, maxSuggestions)
 	}
 	if len(near) == 0 {
-		return Model{}, fmt.Errorf("%w %q (Table.Models lists the %d known)", ErrUnknownModel, name, len(names))
+		// Said to whoever typed the name, not to a Go caller: each
+		// surface adds its own way to list the models (the CLI's
+		// "ctxtrim models", the MCP server's hint).
+		return Model{}, fmt.Errorf("%w %q: none of the %d known models is close", ErrUnknownModel, name, len(names))
 	}
 	return Model{}, fmt.Errorf("%w %q; did you mean %s?", ErrUnknownModel, name, strings.Join(quoteAll(near), ", "))
 }

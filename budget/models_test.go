@@ -100,8 +100,8 @@ func TestLookupUnknown(t *testing.T) {
 		{"gpt-4o-mni", ``}, // found by prefix: gpt-4o
 		{"claud-sonnet-4-5", `; did you mean "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-sonnet-5-5"?`},
 		{"claude", `; did you mean "claude-haiku-4-5", "claude-haiku-5-5", "claude-opus-4-1"?`},
-		{"", ` (Table.Models lists the 48 known)`},
-		{"zzzzzzzzzzzz", ` (Table.Models lists the 48 known)`},
+		{"", `: none of the 48 known models is close`},
+		{"zzzzzzzzzzzz", `: none of the 48 known models is close`},
 	}
 	for _, tc := range tests {
 		_, err := Lookup(tc.query)
