@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -254,10 +255,19 @@ func (s *Server) repoDir(ctx context.Context, req *mcp.CallToolRequest, repo str
 	}
 	dir = filepath.Clean(dir)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		if repo == "" {
-			repo = dir
+		what := "not a directory"
+		if errors.Is(err, fs.ErrNotExist) {
+			what = "no such directory"
 		}
-		return "", fmt.Errorf("repo %s: not a directory (a relative repo is taken from %s)", repo, root)
+		// Say where a path was taken from only when it was taken from
+		// somewhere: an absolute repo is its own answer.
+		switch {
+		case repo == "":
+			return "", fmt.Errorf("repo: none given, and the default, %s (the client's root, else the server's working directory), is %s", dir, what)
+		case filepath.IsAbs(repo):
+			return "", fmt.Errorf("repo %s: %s", repo, what)
+		}
+		return "", fmt.Errorf("repo %s: %s (a relative repo is taken from %s: %s)", repo, what, root, dir)
 	}
 	return dir, nil
 }
@@ -280,6 +290,9 @@ func (s *Server) counting(model, encoding string, lim clientLimit) (*counting, e
 	cn := &counting{}
 	if model != "" {
 		m, err := s.table.Lookup(model)
+		if errors.Is(err, budget.ErrUnknownModel) {
+			return nil, fmt.Errorf("%w; ctxtrim models lists the known ones, and without a model this client's tokenizer counts", err)
+		}
 		if err != nil {
 			return nil, err
 		}

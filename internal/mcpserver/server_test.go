@@ -7,7 +7,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -429,8 +431,9 @@ func TestSelectErrors(t *testing.T) {
 		args SelectInput
 		want string
 	}{
-		{"unknown model", SelectInput{Task: "fix retry", Model: "gpt-9"}, `unknown model "gpt-9"`},
-		{"missing repo", SelectInput{Task: "fix retry", Repo: "no/such/dir"}, "repo no/such/dir: not a directory"},
+		{"unknown model", SelectInput{Task: "fix retry", Model: "gpt-9"}, `unknown model "gpt-9"; did you mean`},
+		{"unknown model, none close", SelectInput{Task: "fix retry", Model: "nosuch"}, `known models is close; ctxtrim models lists the known ones`},
+		{"missing repo", SelectInput{Task: "fix retry", Repo: "no/such/dir"}, "repo no/such/dir: no such directory"},
 		{"budget over window", SelectInput{Task: "fix retry", Model: "gpt-4", Budget: 9000}, "exceeds the 8192-token window of gpt-4"},
 		{"negative budget", SelectInput{Task: "fix retry", Budget: -5}, "budget -5 is negative"},
 		{"budget too small", SelectInput{Task: "fix retry", Budget: 5}, "task alone exceeds the budget"},
@@ -561,7 +564,7 @@ func TestFitText(t *testing.T) {
 		t.Errorf("a text within the budget comes back unchanged, got %+v", out)
 	}
 	wantToolError(t, call(t, cs, "fit_text", FitInput{Text: text, Keep: "middle"}), `keep "middle": want both, head or tail`)
-	wantToolError(t, call(t, cs, "fit_text", FitInput{Text: text, Budget: 3}), "budget smaller than the marker")
+	wantToolError(t, call(t, cs, "fit_text", FitInput{Text: text, Budget: 3}), "budget 3 is too small to cut this text")
 }
 
 func TestSplitTask(t *testing.T) {
@@ -903,4 +906,64 @@ func splitDirect(text string, limit int, instructions string, c budget.Counter) 
 		out = append(out, p.Text)
 	}
 	return out, nil
+}
+
+// TestFitTextTooSmall: a budget that cannot hold the smallest cut says
+// what the result's fields took and the least budget that works, and that
+// budget does work. Before, a budget of 50 failed saying "the budget is
+// 14": what Fit was left after the fields, a number the caller never
+// passed.
+func TestFitTextTooSmall(t *testing.T) {
+	cs := connect(t, testServer(t, testRepo(t)), "test", "")
+	text := strings.Repeat("2026-11-29T17:00:00 worker-1 request id=1 status=200 latency=13ms\n", 400)
+	least := regexp.MustCompile(`raise the budget to at least (\d+)$`)
+	for _, tc := range []struct {
+		budget int
+		want   string
+	}{
+		{3, "budget 3 is too small to cut this text: the result's fields (JSON keys, counts, escapes) alone take "},
+		{50, "budget 50 is too small to cut this text: the result's fields (JSON keys, counts, escapes) take "},
+	} {
+		t.Run(fmt.Sprint(tc.budget), func(t *testing.T) {
+			res := call(t, cs, "fit_text", FitInput{Text: text, Budget: tc.budget})
+			wantToolError(t, res, tc.want)
+			m := least.FindStringSubmatch(resultText(res))
+			if m == nil {
+				t.Fatalf("%q names no least budget", resultText(res))
+			}
+			n, _ := strconv.Atoi(m[1])
+			if out := decode[FitOutput](t, call(t, cs, "fit_text", FitInput{Text: text, Budget: n})); !out.Cut {
+				t.Errorf("budget %d: not cut", n)
+			}
+			wantToolError(t, call(t, cs, "fit_text", FitInput{Text: text, Budget: n - 1}), fmt.Sprintf("raise the budget to at least %d", n))
+		})
+	}
+}
+
+// TestRepoErrors: a repo that is no directory is named as given, and only
+// a relative one says where it was taken from. Before, an absolute
+// "/nonexistent" was said to be taken from the default repository.
+func TestRepoErrors(t *testing.T) {
+	dir := testRepo(t)
+	cs := connect(t, testServer(t, dir), "test", "")
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	file := filepath.Join(dir, "go.mod")
+	for _, tc := range []struct {
+		name, repo, want string
+	}{
+		{"absolute", missing, "repo " + missing + ": no such directory"},
+		{"absolute file", file, "repo " + file + ": not a directory"},
+		{"relative", "no/such/dir", "repo no/such/dir: no such directory (a relative repo is taken from " + dir + ": " +
+			filepath.Join(dir, "no", "such", "dir") + ")"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := call(t, cs, "select_context", SelectInput{Task: "fix retry", Repo: tc.repo})
+			if !res.IsError {
+				t.Fatalf("want a tool error, got %s", resultText(res))
+			}
+			if diff := cmp.Diff(tc.want, resultText(res)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
 }

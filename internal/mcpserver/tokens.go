@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -181,8 +182,39 @@ func (s *Server) fitText(ctx context.Context, req *mcp.CallToolRequest, in FitIn
 		return FitOutput{Text: r.Text, Cut: r.Cut, Tokens: r.Tokens, InputTokens: r.InputTokens,
 			DroppedLines: r.DroppedLines, DroppedTokens: r.DroppedTokens, Budget: limit}, nil
 	})
+	if errors.Is(err, budget.ErrBudgetTooSmall) {
+		return FitOutput{}, "", tooSmallToCut(in.Text, cn.c, limit)
+	}
 	if err != nil {
 		return FitOutput{}, "", err
 	}
 	return out, out.Text, nil
+}
+
+// tooSmallToCut explains a budget that cannot hold the smallest cut of
+// text: its marker line alone, in the result's fields. The budget counts
+// the whole result as the client shows it, so Fit is given what the fields
+// leave, and its own "the budget is N" named a budget the caller never
+// passed (14 of 50).
+func tooSmallToCut(text string, c budget.Counter, limit int) error {
+	lines := strings.Count(text, "\n")
+	if !strings.HasSuffix(text, "\n") {
+		lines++
+	}
+	total := c.Count(text)
+	marker := budget.Marker(lines, total)
+	m := c.Count(marker)
+	need, _, err := measure(FitOutput{Text: marker, Cut: true, Tokens: m, InputTokens: total,
+		DroppedLines: lines, DroppedTokens: total, Budget: limit}, c)
+	if err != nil {
+		return err
+	}
+	fields := max(need-m, 0)
+	if limit > fields {
+		return fmt.Errorf("budget %d is too small to cut this text: the result's fields (JSON keys, counts, escapes) take %d tokens of it, "+
+			"which leaves %d for the text, and the marker line saying what was cut needs %d; raise the budget to at least %d",
+			limit, fields, limit-fields, m, need)
+	}
+	return fmt.Errorf("budget %d is too small to cut this text: the result's fields (JSON keys, counts, escapes) alone take %d tokens, "+
+		"and the marker line saying what was cut needs %d more; raise the budget to at least %d", limit, fields, m, need)
 }
