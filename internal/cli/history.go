@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/history"
 )
 
@@ -16,6 +18,10 @@ const historyHelp = `Prunes a conversation history to the token budget and write
 format. Formats: OpenAI Chat Completions request, OpenAI Responses request,
 Anthropic Messages request, Codex CLI rollout JSONL, a SWE-agent .traj, or a
 bare JSON array of messages; detected unless -format is given.
+
+The model is -model, else the "model" the request body names, else model in
+.ctxtrim.toml: its tokenizer counts, and its window gives the budget unless
+-budget does. A -model other than the body's wins, with a warning.
 
 Steps, cheapest loss first, each only as far as needed: mask old tool
 outputs, replace superseded outputs and old images, cut the middle out of
@@ -55,13 +61,11 @@ func runHistory(e *env, args []string) error {
 			return usageError(fmt.Errorf("%s must not be negative, got %d", name, v))
 		}
 	}
-	counter, limit, note, err := bf.resolve(".")
-	if err != nil {
+	// Flags that contradict each other are rejected before any reading;
+	// the budget itself is resolved after, for the body may name the
+	// model.
+	if err := bf.validate(); err != nil {
 		return usageError(err)
-	}
-	bf.warn(e)
-	if note != "" {
-		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", note)
 	}
 
 	name := ""
@@ -87,6 +91,14 @@ func runHistory(e *env, args []string) error {
 			return historyInputError(where, err)
 		}
 		return fmt.Errorf("%s: %w", where, err)
+	}
+	plan, err := historyPlan(e, &bf, bodyModel(conv))
+	if err != nil {
+		return usageError(err)
+	}
+	counter, limit := plan.counter, plan.limit
+	if plan.note != "" {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", plan.note)
 	}
 
 	opts := &history.Options{Budget: limit, KeepLast: *keepLast, MaskAfter: *maskAfter, MaxItem: *maxItem}
@@ -120,6 +132,57 @@ func runHistory(e *env, args []string) error {
 		return err
 	}
 	return done
+}
+
+// bodyModel returns the "model" a request body names, or "" (a rollout,
+// a bare array, a body without one).
+func bodyModel(conv *history.Conversation) string {
+	var m string
+	if raw := conv.Field("model"); raw != nil && json.Unmarshal(raw, &m) == nil {
+		return strings.TrimSpace(m)
+	}
+	return ""
+}
+
+// historyPlan resolves history's budget for a body that names the model
+// body ("" for none). The model is -model, else the body's (the model the
+// request goes to, which a default in the configuration must not
+// override), else the configuration's: its tokenizer counts, and its
+// window gives the budget when -budget does not. A -model that is not the
+// body's model is a warning: the flag wins, as the user may be moving the
+// conversation to another model. A body's model the table lacks is a
+// warning when the budget does not need it, and counting goes on as if
+// the body named none.
+func historyPlan(e *env, bf *budgetFlags, body string) (*budgetPlan, error) {
+	flagModel := strings.TrimSpace(bf.model)
+	if flagModel != "" || body == "" {
+		p, err := bf.plan(".", true)
+		if err != nil {
+			return nil, err
+		}
+		bf.warn(e)
+		if body != "" {
+			if m, err := p.table.Lookup(body); err != nil || m.Name != p.model.Name {
+				fmt.Fprintf(e.stderr, "ctxtrim: -model %s, but the body names %q; counting for %s\n", flagModel, body, flagModel)
+			}
+		}
+		return p, nil
+	}
+	bf.model = body
+	p, err := bf.plan(".", true)
+	bf.model = ""
+	if errors.Is(err, budget.ErrUnknownModel) {
+		p, err = bf.plan(".", true)
+		if err != nil {
+			return nil, fmt.Errorf("the body's model %q is not in the model table (ctxtrim models), and %w", body, err)
+		}
+		fmt.Fprintf(e.stderr, "ctxtrim: the body's model %q is not in the model table (ctxtrim models); counting with %s (pass -model M or -encoding E to choose)\n", body, p.encName)
+	}
+	if err != nil {
+		return nil, err
+	}
+	bf.warn(e)
+	return p, nil
 }
 
 // conversationWhat is what history reads, for hints.

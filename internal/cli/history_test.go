@@ -76,3 +76,49 @@ func historyClip(s string) string {
 	}
 	return s
 }
+
+// TestHistoryBodyModel: history counts with the model the request body
+// names (its tokenizer, and its window when no budget is given), a -model
+// that differs from it wins with a warning, and a body's model the table
+// lacks is a warning when the budget does not need it.
+func TestHistoryBodyModel(t *testing.T) {
+	isolateConfig(t)
+	body := func(model string) string {
+		return `{"model":"` + model + `","max_tokens":1024,"system":"Be terse.","messages":[{"role":"user","content":"Say hi."},{"role":"assistant","content":"Hi."},{"role":"user","content":"Again."}]}`
+	}
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		stdin    string
+		code     int
+		stderr   []string // substrings, in order of the lines
+		noStderr string   // must not appear
+	}{
+		// Was: "no budget: pass -model M …", exit 2.
+		{"window from the body", nil, body("claude-sonnet-4-5"), exitOK, []string{"estimate: claude counts are o200k_base × "}, "no budget"},
+		// Was: counted with o200k_base, unscaled, and no note.
+		{"tokenizer from the body", []string{"-budget", "20000"}, body("claude-sonnet-4-5"), exitOK, []string{"estimate: claude counts are o200k_base × "}, ""},
+		{"-model disagrees", []string{"-model", "gpt-4o"}, body("claude-sonnet-4-5"), exitOK, []string{`-model gpt-4o, but the body names "claude-sonnet-4-5"; counting for gpt-4o`}, "estimate"},
+		{"-model agrees", []string{"-model", "claude-sonnet-4-5"}, body("claude-sonnet-4-5-20250929"), exitOK, []string{"estimate: claude"}, "but the body names"},
+		{"unknown body model with a budget", []string{"-budget", "20000"}, body("my-llama"), exitOK, []string{`the body's model "my-llama" is not in the model table`}, ""},
+		{"unknown body model without a budget", nil, body("my-llama"), exitUsage, []string{`the body's model "my-llama" is not in the model table (ctxtrim models), and no budget`}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runBuf(t, tc.stdin, append([]string{"history"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tc.code, stderr)
+			}
+			if code == exitOK && stdout != tc.stdin {
+				t.Errorf("stdout %q, want the body unchanged", stdout)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr %q lacks %q", stderr, w)
+				}
+			}
+			if tc.noStderr != "" && strings.Contains(stderr, tc.noStderr) {
+				t.Errorf("stderr %q holds %q", stderr, tc.noStderr)
+			}
+		})
+	}
+}
