@@ -152,7 +152,7 @@ func (r *renderer) taskBlock() string {
 	}
 	switch r.format {
 	case FormatXML:
-		return "<task>\n" + r.task + "\n</task>\n"
+		return "<task>" + xmlCode("\n"+r.task+"\n") + "</task>\n"
 	case FormatJSON:
 		b, _ := json.Marshal(r.task)
 		return string(b)
@@ -165,9 +165,13 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 	note := r.note(views, maps, omitted)
 	switch r.format {
 	case FormatXML:
+		// One root, context, so that the text is an XML document
+		// (see xmlCode); the task is its first child, where it costs no
+		// element of its own.
 		var b strings.Builder
+		b.WriteString("<context>\n")
 		b.WriteString(r.taskBlock())
-		fmt.Fprintf(&b, "<context>\n<note>%s</note>\n", xmlEscape(note))
+		fmt.Fprintf(&b, "<note>%s</note>\n", xmlEscape(note))
 		for _, v := range views {
 			b.WriteString(r.block(v))
 		}
@@ -251,8 +255,8 @@ func (r *renderer) block(v *view) string {
 	ranges := formatRanges(v.ranges)
 	switch r.format {
 	case FormatXML:
-		return fmt.Sprintf("<file path=\"%s\" lines=\"%s\" of=\"%d\" granularity=\"%s\">\n%s</file>\n",
-			xmlEscape(quotePath(v.path)), ranges, v.lines, v.gran, strings.ReplaceAll(v.body, "</file>", "&lt;/file>"))
+		return fmt.Sprintf("<file path=\"%s\" lines=\"%s\" of=\"%d\" granularity=\"%s\">%s</file>\n",
+			xmlEscape(xmlPath(v.path)), ranges, v.lines, v.gran, xmlCode("\n"+v.body))
 	}
 	kind := "excerpts"
 	if v.gran == GranWhole {
@@ -342,8 +346,84 @@ func jsonPath(p string) string {
 	return p
 }
 
+// XML. The xml format is an XML 1.0 document: one root element, context,
+// holding the task, the note, the files and the signatures. The task and file content are written as they
+// are when they hold no "<" or "&", and in a CDATA section when they do,
+// so that they read as written: escaping would turn every && and < of the
+// code into entities, which cost tokens and are not the code a model is
+// asked to change, and a section around text that needs none costs its
+// markup (a dozen characters) for nothing. The one sequence a CDATA
+// section cannot hold, "]]>", is split across two sections ("]]" then
+// ">"). The note, attribute values and signatures, short lines where a
+// section's own markup would cost more than the escapes, are escaped.
+//
+// XML 1.0 cannot carry the control characters other than tab, newline and
+// carriage return, nor U+FFFE, U+FFFF or bytes that are not UTF-8, neither
+// raw nor as character references. Each is written as U+FFFD, the
+// replacement character (as encoding/xml's EscapeText does): a marker that
+// something stood there, where dropping it would join the words around it.
+// A path holding one is Go-quoted instead (xmlPath), so it reads back.
+// The budget counts the text as written, replacements included.
+const (
+	cdataOpen  = "<![CDATA["
+	cdataClose = "]]>"
+)
+
+// xmlCode returns code or prose for XML character data, reading as
+// written: s itself when it holds no markup, else in a CDATA section.
+func xmlCode(s string) string {
+	s = xmlChars(s)
+	if !strings.ContainsAny(s, "<&") && !strings.Contains(s, cdataClose) {
+		return s
+	}
+	return cdataOpen + xmlCDATA(s) + cdataClose
+}
+
+// xmlCDATA returns s for a CDATA section: XML characters only, and every
+// "]]>" split so that it does not end the section.
+func xmlCDATA(s string) string {
+	return strings.ReplaceAll(xmlChars(s), cdataClose, "]]"+cdataClose+cdataOpen+">")
+}
+
+// xmlEscape returns s for XML character data or a double-quoted attribute
+// value: XML characters only, and the markup characters escaped.
 func xmlEscape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(xmlChars(s))
+}
+
+// xmlPath writes a path for an XML attribute: as quotePath does, and
+// Go-quoted too when it holds a character XML cannot carry (U+FFFE, which
+// quotePath leaves), so that every path reads back as itself.
+func xmlPath(p string) string {
+	if q := quotePath(p); xmlChars(q) == q {
+		return q
+	}
+	return strconv.Quote(p)
+}
+
+// xmlChars returns s with each character that XML 1.0 cannot carry, and
+// each byte that is not UTF-8, replaced by U+FFFD.
+func xmlChars(s string) string {
+	if strings.IndexFunc(s, func(c rune) bool { return !isXMLChar(c) }) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c, n := utf8.DecodeRuneInString(s[i:])
+		if (c == utf8.RuneError && n == 1) || !isXMLChar(c) {
+			c = utf8.RuneError
+		}
+		b.WriteRune(c)
+		i += n
+	}
+	return b.String()
+}
+
+// isXMLChar reports whether c is a Char of XML 1.0 (section 2.2).
+func isXMLChar(c rune) bool {
+	return c == '\t' || c == '\n' || c == '\r' ||
+		0x20 <= c && c <= 0xD7FF || 0xE000 <= c && c <= 0xFFFD || 0x10000 <= c && c <= 0x10FFFF
 }
 
 // fenceLang names a markdown fence's language: the index's language name,

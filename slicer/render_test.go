@@ -2,8 +2,10 @@ package slicer
 
 import (
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"regexp"
 	"strconv"
@@ -12,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
 	"github.com/ctxtrim/ctxtrim/internal/txtartest"
@@ -224,4 +227,145 @@ func TestTwinsNotLeftOut(t *testing.T) {
 	if !strings.Contains(sel.Note, "have the same content as") {
 		t.Errorf("note %q names no twin", sel.Note)
 	}
+}
+
+// decodeXML reads text with encoding/xml, every token, and fails t
+// unless it is one document: a single root element, nothing but white
+// space around it. It returns the character data of each file element,
+// in order.
+func decodeXML(t testing.TB, text string) (files []string) {
+	t.Helper()
+	d := xml.NewDecoder(strings.NewReader(text))
+	depth, roots := 0, 0
+	var inFile *strings.Builder
+	for {
+		tok, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("xml format: %v in\n%s", err, text)
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				roots++
+			}
+			depth++
+			if tok.Name.Local == "file" {
+				inFile = &strings.Builder{}
+			}
+		case xml.EndElement:
+			depth--
+			if tok.Name.Local == "file" {
+				files = append(files, inFile.String())
+				inFile = nil
+			}
+		case xml.CharData:
+			if inFile != nil {
+				inFile.Write(tok)
+			} else if depth == 0 && strings.TrimSpace(string(tok)) != "" {
+				t.Fatalf("xml format: text %q outside the root", tok)
+			}
+		}
+	}
+	if roots != 1 || depth != 0 {
+		t.Fatalf("xml format: %d root elements, depth %d at the end; want one root, closed", roots, depth)
+	}
+	return files
+}
+
+// asXMLReads is s as an XML parser gives it back: what xmlChars keeps,
+// line ends normalized (XML 1.0, section 2.11).
+func asXMLReads(s string) string {
+	s = strings.ReplaceAll(xmlChars(s), "\r\n", "\n")
+	return strings.ReplaceAll(s, "\r", "\n")
+}
+
+// xmlAdversaries are file contents and paths that broke the xml format:
+// markup characters, a CDATA end, control characters and bytes that are
+// not UTF-8, quotes and markup in paths.
+var xmlAdversaries = map[string]string{
+	"retry/and.go":        "package retry\n\n// Retry retries when a && b < c.\nfunc Retry(a, b bool, c int) bool { return a && b || c < 3 }\n",
+	"retry/cdata.go":      "package retry\n\n// RetryCDATA holds a CDATA end.\nvar RetryCDATA = \"]]> and ]]]> and <![CDATA[ and </file>\"\n",
+	"retry/control.go":    "package retry\n\n// RetryControl holds control bytes.\nvar RetryControl = \"\x01\x08\x0b\x0c\x1b[0m\x7f\r\n\ufffe\"\n",
+	"retry/bad.go":        "package retry\n\n// RetryBad holds bytes that are not UTF-8.\nvar RetryBad = \"\xff\xfe\xc3\"\n",
+	`retry/"q" & <x>.go`:  "package retry\n\n// RetryQuoted retries a request.\nfunc RetryQuoted() {}\n",
+	"retry/it's\ufffe.go": "package retry\n\n// RetryApostrophe retries a request.\nfunc RetryApostrophe() {}\n",
+	"retry/ctl\x01.go":    "package retry\n\n// RetryCtl retries a request.\nfunc RetryCtl() {}\n",
+}
+
+// TestXMLWellFormed: the xml format is one XML document whatever the
+// files hold (xmlAdversaries) and whatever the task says, at budgets that
+// show every file whole, some as excerpts, and some only in the map; each
+// file element reads back as the file's content, its path attribute as
+// its path, and the text as written fits the budget.
+func TestXMLWellFormed(t *testing.T) {
+	ix, read := memIndex(t, xmlAdversaries)
+	ix.Root = "/mem/re\x01po <&>" // the note names it
+	c := testCounter(t)
+	task := "retry: a && b < c, ]]> in a string, \x01 a control byte, \xff a byte, <task> a tag"
+	for _, budget := range []int{4000, 600, 300} {
+		for _, noTask := range []bool{false, true} {
+			sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: budget, Format: FormatXML, ReadFile: read, NoTask: noTask})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := c.Count(sel.Text); n > budget || n != sel.Tokens {
+				t.Errorf("budget %d: the text as written counts %d, Tokens %d", budget, n, sel.Tokens)
+			}
+			if budget == 4000 && len(sel.Files) != len(xmlAdversaries) {
+				t.Errorf("budget %d: %d files shown, want all %d", budget, len(sel.Files), len(xmlAdversaries))
+			}
+			got := decodeXML(t, sel.Text)
+			var want []string
+			for _, f := range sel.Files {
+				want = append(want, "\n"+asXMLReads(f.Content))
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("budget %d: file contents as XML reads them (-want +got):\n%s", budget, diff)
+			}
+			d := xml.NewDecoder(strings.NewReader(sel.Text))
+			var doc struct {
+				XMLName xml.Name `xml:"context"`
+				Task    string   `xml:"task"`
+				Files   []struct {
+					Path string `xml:"path,attr"`
+				} `xml:"file"`
+			}
+			if err := d.Decode(&doc); err != nil {
+				t.Fatal(err)
+			}
+			if wantTask := "\n" + asXMLReads(task) + "\n"; !noTask && doc.Task != wantTask {
+				t.Errorf("task reads back as %q, want %q", doc.Task, wantTask)
+			}
+			for k, f := range doc.Files {
+				if p := unquotePath(t, f.Path); p != sel.Files[k].Path {
+					t.Errorf("path attribute %q reads back as %q, want %q", f.Path, p, sel.Files[k].Path)
+				}
+			}
+		}
+	}
+}
+
+// FuzzRenderXML: whatever a file, its path, a signature and the task
+// hold, the xml format decodes as one XML document and a file element
+// reads back as the file's content.
+func FuzzRenderXML(f *testing.F) {
+	for _, s := range xmlAdversaries {
+		f.Add(s, "a.go", "func F()", "fix it")
+	}
+	f.Add("]]]]>>", `"q".go`, "]]>", "]]>")
+	f.Add("\x00\xff\ufffe\ufffd\r", "\x01", "\x1b", "\xc3")
+	f.Fuzz(func(t *testing.T, body, p, sig, task string) {
+		ix := &index.Index{Root: "/mem/" + p} // the note names it
+		r := newRenderer(FormatXML, task, ix)
+		v := &view{path: p, body: body, gran: GranWhole, ranges: []LineRange{{1, 1}}, lines: 1}
+		m := &mapEntry{path: p, sigs: []string{sig}}
+		text := r.render([]*view{v}, []*mapEntry{m}, 1)
+		got := decodeXML(t, text)
+		if len(got) != 1 || got[0] != "\n"+asXMLReads(body) {
+			t.Fatalf("file content reads back as %q, want %q", got, "\n"+asXMLReads(body))
+		}
+	})
 }
