@@ -24,8 +24,9 @@ const checkSynopsis = `ctxtrim check [flags] [FILE...]
 const checkUsage = `Checks the prompt files a repository keeps for agents against their budgets
 and reports, per file, tokens, bytes and chars against the limit. It never
 modifies a file. Exit status 0 when all fit, 5 when one is over budget (or, with
--staged, needs more than -max-parts parts), 2 on a usage error, 1 on
-other failures.
+-staged, needs more than -max-parts parts), 4 when a file cannot be checked
+(binary, or not UTF-8), 2 on a usage error, 1 on other failures (a file that
+cannot be read). The report is written in every case.
 
 Files and default budgets (override in the [check] section of .ctxtrim.toml):
   AGENTS.md, AGENTS.override.md    the chain Codex concatenates from the repo

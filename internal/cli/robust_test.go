@@ -325,8 +325,8 @@ func TestInputCapsMemory(t *testing.T) {
 }
 
 // TestHelpStatesInputCaps: the help of each command that holds its input
-// whole states its cap (input.go), so that exit 4 on a large input is
-// documented where the user looks.
+// whole states its cap (input.go), and each command that can exit 4 says
+// so, so that exit 4 is documented where the user looks.
 func TestHelpStatesInputCaps(t *testing.T) {
 	isolateConfig(t)
 	for _, tc := range []struct {
@@ -338,10 +338,45 @@ func TestHelpStatesInputCaps(t *testing.T) {
 		{"history", sizeText(maxHeldInput)},
 		{"count", sizeText(maxChatInput)},
 		{"count", "constant memory"},
+		{"check", "4 when a file cannot be checked"},
 	} {
 		_, stderr, _ := runBuf(t, "", tc.cmd, "-h")
 		if !strings.Contains(strings.Join(strings.Fields(stderr), " "), tc.want) {
 			t.Errorf("ctxtrim %s -h does not state %q:\n%s", tc.cmd, tc.want, stderr)
 		}
+	}
+}
+
+// TestSplitSourceExits: the repository sources of split (-diff, -staged,
+// -files) named wrongly are usage errors (2), as the exit-code table has
+// them; they were runtime errors (1).
+func TestSplitSourceExits(t *testing.T) {
+	isolateConfig(t)
+	repo := txtartest.Repo(t, &txtar.Archive{Files: []txtar.File{
+		{Name: "a.go", Data: []byte("package a\n")},
+		{Name: "img.bin", Data: []byte("\x00\x01\x02")},
+	}})
+	nongit := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		code  int
+		where string
+	}{
+		{"range without ..", []string{"-diff", "HEAD", "-C", repo}, exitUsage, "-diff HEAD: want REV..REV"},
+		{"unknown revision", []string{"-diff", "nosuch..HEAD", "-C", repo}, exitUsage, `-diff nosuch..HEAD: resolve "nosuch": reference not found; name commits`},
+		{"-diff outside a repository", []string{"-diff", "HEAD~1..HEAD", "-C", nongit}, exitUsage, "-C " + nongit + " is not inside a git repository"},
+		{"-staged outside a repository", []string{"-staged", "-C", nongit}, exitUsage, "-C " + nongit + " is not inside a git repository"},
+		{"no file matches", []string{"-files", "nosuch/**", "-C", repo}, exitUsage, "no file matches nosuch/**; check the pattern"},
+		{"bad pattern", []string{"-files", "[", "-C", repo}, exitUsage, `bad -files pattern "["`},
+		{"every match binary", []string{"-files", "*.bin", "-C", repo}, exitBadInput, "every file matching *.bin is binary"},
+		{"a range that exists", []string{"-diff", "HEAD..HEAD", "-C", repo}, exitBadInput, "empty diff"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runBuf(t, "", append([]string{"split", "-budget", "1000"}, tc.args...)...)
+			if code != tc.code || !strings.Contains(stderr, tc.where) {
+				t.Errorf("ctxtrim split %s: exit %d, %q; want %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.where)
+			}
+		})
 	}
 }

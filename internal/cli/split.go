@@ -24,6 +24,8 @@ import (
 	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/ctxtrim/ctxtrim/internal/badutf8"
 	"github.com/ctxtrim/ctxtrim/internal/codex"
@@ -266,23 +268,23 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 	case f.diffRange != "":
 		var text string
 		text, err = split.RangeDiff(f.dir, f.diffRange)
-		if errors.Is(err, split.ErrBadRange) {
-			err = fmt.Errorf("split: -diff wants REV..REV or REV...REV, got %q", f.diffRange)
-		}
+		err = f.gitError("-diff "+f.diffRange, err)
 		in = split.Input{Kind: split.Diff, Sources: []split.Source{{Name: f.diffRange, Text: text}}}
 	case f.staged:
 		var text string
 		text, err = split.StagedDiff(f.dir)
+		err = f.gitError("-staged", err)
 		in = split.Input{Kind: split.Diff, Sources: []split.Source{{Name: "staged", Text: text}}}
 	case len(f.files) > 0:
 		for _, p := range f.files {
 			if !doublestar.ValidatePattern(p) {
-				return in, fmt.Errorf("split: bad -files pattern %q", p)
+				return in, usageError(fmt.Errorf("split: bad -files pattern %q; see the doublestar syntax (**, *, ?, [abc], {a,b})", p))
 			}
 		}
 		var skipped []split.Skip
 		in, skipped, err = split.ReadFiles(f.dir, f.files, f.noIgnore)
 		reportSkips(e, skipped)
+		err = filesError(err, skipped)
 	default:
 		name := ""
 		if len(args) == 1 {
@@ -329,6 +331,44 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		return in, inputProblem(probEmpty, in.Sources[0].Name, "empty diff", "nothing to split")
 	}
 	return in, nil
+}
+
+// gitError gives an error of reading the repository for flag (-diff
+// REV..REV, -staged) its exit code: a range that is not REV..REV, a
+// revision the repository lacks, and a -C directory that is no git
+// repository are mistakes in how split was called (exit 2, as a bare
+// repository is: exitCode); other failures (a corrupt object) stay
+// runtime errors.
+func (f *splitFlags) gitError(flag string, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, split.ErrBadRange):
+		return usageError(fmt.Errorf("split: %s: want REV..REV or REV...REV", flag))
+	case errors.Is(err, git.ErrRepositoryNotExists):
+		return usageError(fmt.Errorf("split: %s: %s %s is not inside a git repository; run it in one, or pass -C DIR", flag, f.dirFlag, f.dir))
+	case errors.Is(err, plumbing.ErrReferenceNotFound), errors.Is(err, plumbing.ErrObjectNotFound):
+		return usageError(fmt.Errorf("split: %s: %w; name commits of the repository (git log --oneline)", flag, err))
+	}
+	return err
+}
+
+// filesError gives an error of split.ReadFiles its exit code: a file that
+// cannot be read is a runtime error (1); every matching file binary or
+// not UTF-8 is bad input (4); otherwise no file matched the patterns, a
+// usage error (2) as a path that does not exist is.
+func filesError(err error, skipped []split.Skip) error {
+	var pe *fs.PathError
+	switch {
+	case err == nil, errors.As(err, &pe):
+		return err
+	}
+	for _, s := range skipped {
+		if s.Reason == split.SkipBinary || s.Reason == split.SkipNotUTF8 {
+			return badInputError(err)
+		}
+	}
+	return usageError(fmt.Errorf("%w; check the pattern (relative to the -C directory)", err))
 }
 
 // splitInput is what split reads from stdin or FILE: it holds the input

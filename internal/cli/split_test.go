@@ -99,8 +99,8 @@ func TestSplitCLI(t *testing.T) {
 		{"no budget", diff, nil, exitUsage, nil, []string{"no budget"}, 0},
 		{"empty input", "", []string{"-budget", "300"}, exitBadInput, nil, []string{"empty input"}, 0},
 		{"binary input", "a\x00b", []string{"-budget", "300"}, exitBadInput, nil, []string{"binary input"}, 0},
-		{"bad range", "", []string{"-budget", "300", "-diff", "HEAD", "-C", committed}, exitError, nil, []string{"REV..REV"}, 0},
-		{"no file matches", "", []string{"-budget", "300", "-files", "*.rs", "-C", committed}, exitError, nil, []string{"no file matches"}, 0},
+		{"bad range", "", []string{"-budget", "300", "-diff", "HEAD", "-C", committed}, exitUsage, nil, []string{"REV..REV"}, 0},
+		{"no file matches", "", []string{"-budget", "300", "-files", "*.rs", "-C", committed}, exitUsage, nil, []string{"no file matches"}, 0},
 		// Conflicts are reported before any file is read: the missing
 		// instructions file is never opened.
 		{"budget with reserve", diff, []string{"-budget", "300", "-reserve", "10", "-instructions", "/nonexistent"}, exitUsage, nil, []string{"-reserve applies only", "drop one"}, 0},
