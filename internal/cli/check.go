@@ -37,7 +37,8 @@ Files and default budgets (override in the [check] section of .ctxtrim.toml):
   prompts/**                       ≤ 8,192 tokens
 
 With FILE arguments, only results for those files (or chains holding them)
-are reported. With -staged, checks instead whether "git diff --cached"
+are reported; a directory stands for the files under it that the rules
+cover (check prompts checks prompts/**). With -staged, checks instead whether "git diff --cached"
 fits one review request of -budget tokens, and how many parts it needs.
 
 .ctxtrim.toml:
@@ -184,24 +185,50 @@ func runCheck(e *env, args []string) error {
 }
 
 // filterResults keeps the results about the named files: the file itself, or
-// an AGENTS chain that holds it. Names are relative to the directory the user
-// ran in (pre-commit passes them relative to the root, where it runs).
+// an AGENTS chain that holds it. A named directory stands for the files under
+// it that the rules cover ("check prompts" checks prompts/**), not for a file
+// of its name. Names are relative to the directory the user ran in
+// (pre-commit passes them relative to the root, where it runs).
 func filterResults(rs []check.Result, root, dir string, names []string) []check.Result {
 	want := map[string]bool{}
+	var under []string // named directories, relative to root, with a final /
 	absDir, _ := filepath.Abs(dir)
 	for _, n := range names {
 		if !filepath.IsAbs(n) {
 			n = filepath.Join(absDir, n)
 		}
-		if rel, err := filepath.Rel(root, n); err == nil {
-			want[filepath.ToSlash(rel)] = true
+		rel, err := filepath.Rel(root, n)
+		if err != nil {
+			continue
 		}
+		rel = filepath.ToSlash(rel)
+		if st, err := os.Stat(n); err == nil && st.IsDir() {
+			if rel == "." {
+				rel = ""
+			} else {
+				rel += "/"
+			}
+			under = append(under, rel)
+			continue
+		}
+		want[rel] = true
+	}
+	named := func(p string) bool {
+		if want[p] {
+			return true
+		}
+		for _, d := range under {
+			if strings.HasPrefix(p, d) && !strings.HasPrefix(p, "../") {
+				return true
+			}
+		}
+		return false
 	}
 	var out []check.Result
 	for _, r := range rs {
-		keep := want[r.Path]
+		keep := named(r.Path)
 		for _, c := range r.Chain {
-			keep = keep || want[c]
+			keep = keep || named(c)
 		}
 		if keep {
 			out = append(out, r)

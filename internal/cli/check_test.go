@@ -118,3 +118,48 @@ func checkWriteFile(t *testing.T, content string) string {
 	}
 	return p
 }
+
+// TestCheckDirectoryArgument: a directory argument stands for the files
+// under it that the rules cover; "check prompts" said "no prompt files
+// found", exit 0, while prompts/big.md was over its 8,192 tokens.
+func TestCheckDirectoryArgument(t *testing.T) {
+	isolateConfig(t)
+	root := checkTree(t, map[string]string{
+		"AGENTS.md":         "# Rules\n",
+		"prompts/big.md":    strings.Repeat("review the change carefully ", 2500), // ~10,000 tokens
+		"prompts/ok.md":     "Summarize the diff.\n",
+		"prompts/sub/s.md":  "Short.\n",
+		"docs/readme.md":    "Docs.\n",
+		"promptsextra/x.md": strings.Repeat("x ", 10),
+	})
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		code    int
+		want    []string
+		notWant []string
+	}{
+		{"the directory", []string{"-C", root, "prompts"}, exitNoFit, []string{"prompts/big.md", "prompts/ok.md", "prompts/sub/s.md"}, []string{"AGENTS.md", "promptsextra"}},
+		{"with a final slash", []string{"-C", root, "prompts/"}, exitNoFit, []string{"prompts/big.md"}, []string{"AGENTS.md"}},
+		{"a subdirectory", []string{"-C", root, "prompts/sub"}, exitOK, []string{"prompts/sub/s.md"}, []string{"prompts/big.md"}},
+		{"the root", []string{"-C", root, "."}, exitNoFit, []string{"AGENTS.md", "prompts/big.md"}, nil},
+		{"a directory no rule covers", []string{"-C", root, "docs"}, exitOK, []string{"no prompt files found"}, []string{"prompts/"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runBuf(t, "", append([]string{"check"}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d; stdout:\n%s\nstderr:\n%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("stdout lacks %q:\n%s", w, stdout)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(stdout, w) {
+					t.Errorf("stdout holds %q:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+}
