@@ -49,11 +49,12 @@ func (b *budgetFlags) planForCodex(table *budget.Table) (*budgetPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	from := "config.toml"
 	if b.model != "" {
-		cc.Model = b.model
+		cc.Model, from = b.model, "-model"
 	}
 	if cc.Model == "" {
-		cc.Model = codex.DefaultModel
+		cc.Model, from = codex.DefaultModel, "Codex "+codex.Version+"'s default"
 	}
 	b.resolvedModel = cc.Model
 	p := &budgetPlan{table: table}
@@ -73,6 +74,14 @@ func (b *budgetFlags) planForCodex(table *budget.Table) (*budgetPlan, error) {
 	if err := p.setCounter(b.encoding, known); err != nil {
 		return nil, err
 	}
+	// One line says what the budget is for: which config Codex's settings
+	// came from (or that none did), and the model, which ctxtrim models
+	// may not list (Codex's newer models are in Codex's own table only).
+	line := fmt.Sprintf("for codex: %s; model %s (%s", cc.Origin(), cc.Model, from)
+	if !known {
+		line += fmt.Sprintf("; not in ctxtrim's model table, so counted with %s", p.encName)
+	}
+	b.warnings = append(b.warnings, line+")")
 
 	wd, err := os.Getwd()
 	if err != nil {

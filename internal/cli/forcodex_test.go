@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
 	"github.com/ctxtrim/ctxtrim/budget"
@@ -139,6 +140,54 @@ func TestForCodexErrors(t *testing.T) {
 			code := Run(tc.args, strings.NewReader("text"), &stdout, &stderr)
 			if code != tc.code || !strings.Contains(stderr.String(), tc.stderr) {
 				t.Errorf("exit %d (want %d), stderr %q (want %q)", code, tc.code, stderr.String(), tc.stderr)
+			}
+		})
+	}
+}
+
+// TestForCodexSaysWhichConfig: -for codex prints one line naming the Codex
+// config it read, or saying that none was and why, with the model and
+// where it came from. Before, CODEX_HOME=/nonexistent silently gave
+// Codex's defaults, and the default model, which ctxtrim models does not
+// list, was named nowhere.
+func TestForCodexSaysWhichConfig(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := txtartest.Repo(t, txtar.Parse([]byte(selectRepo)))
+	t.Chdir(dir)
+	read := codexHome(t, "model = \"gpt-5.5\"\n")
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	for _, tc := range []struct {
+		name, home string
+		args       []string
+		want       string
+	}{
+		{"read", read, nil, "ctxtrim: for codex: read " + filepath.Join(read, "config.toml") + "; model gpt-5.5 (config.toml)\n"},
+		{"-model", read, []string{"-model", "gpt-6.1-sol"}, "ctxtrim: for codex: read " + filepath.Join(read, "config.toml") +
+			"; model gpt-6.1-sol (-model; not in ctxtrim's model table, so counted with o200k_base)\n"},
+		{"CODEX_HOME does not exist", missing, nil, "ctxtrim: for codex: no config read: CODEX_HOME " + missing +
+			" does not exist (codex exec refuses to start without it); model " + codex.DefaultModel + " (Codex " + codex.Version +
+			"'s default; not in ctxtrim's model table, so counted with o200k_base)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CODEX_HOME", tc.home)
+			for _, cmd := range [][]string{{"select"}, {"split"}} {
+				var stdout, stderr bytes.Buffer
+				args := append(append(append(cmd, "--for", "codex"), tc.args...), "retry")
+				if cmd[0] == "split" {
+					args = args[:len(args)-1] // the input comes from stdin
+				}
+				if code := Run(args, strings.NewReader("retry the request"), &stdout, &stderr); code != exitOK {
+					t.Fatalf("%s: exit %d: %s", cmd[0], code, stderr.String())
+				}
+				var got []string
+				for _, l := range strings.SplitAfter(stderr.String(), "\n") {
+					if strings.HasPrefix(l, "ctxtrim: for codex:") {
+						got = append(got, l)
+					}
+				}
+				if diff := cmp.Diff([]string{tc.want}, got); diff != "" {
+					t.Errorf("%s: stderr lines about the Codex config (-want +got):\n%s", cmd[0], diff)
+				}
 			}
 		})
 	}

@@ -43,6 +43,13 @@ import (
 type Config struct {
 	// Path is the file read; "" when there is none (Codex's defaults).
 	Path string
+	// Home is the directory config.toml was looked for in, HomeFromEnv
+	// whether $CODEX_HOME named it, and HomeMissing whether it does not
+	// exist: Codex refuses to start when $CODEX_HOME names no directory,
+	// so a budget from its defaults would be for a run that never happens.
+	Home        string
+	HomeFromEnv bool
+	HomeMissing bool
 	// Model is the model Codex runs ("" for Codex's default, DefaultModel).
 	Model string
 	// ContextWindow is model_context_window.
@@ -97,17 +104,19 @@ func Home() (string, error) {
 // LoadConfig reads home/config.toml ("" for Home()). A missing file is
 // Codex's defaults, not an error; a malformed one is, with its position.
 func LoadConfig(home string) (*Config, error) {
+	fromEnv := false
 	if home == "" {
 		h, err := Home()
 		if err != nil {
 			return nil, err
 		}
-		home = h
+		home, fromEnv = h, os.Getenv("CODEX_HOME") != ""
 	}
 	p := filepath.Join(home, "config.toml")
 	data, err := os.ReadFile(p)
 	if errors.Is(err, os.ErrNotExist) {
-		return &Config{}, nil
+		_, statErr := os.Stat(home)
+		return &Config{Home: home, HomeFromEnv: fromEnv, HomeMissing: errors.Is(statErr, os.ErrNotExist)}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("codex config: %w", err)
@@ -135,7 +144,7 @@ func LoadConfig(home string) (*Config, error) {
 			s.ProjectDocFallbackFilenames = prof.ProjectDocFallbackFilenames
 		}
 	}
-	cfg := &Config{Path: p, ContextWindow: s.ContextWindow, AutoCompactLimit: s.AutoCompactLimit,
+	cfg := &Config{Path: p, Home: home, HomeFromEnv: fromEnv, ContextWindow: s.ContextWindow, AutoCompactLimit: s.AutoCompactLimit,
 		ProjectDocMaxBytes: s.ProjectDocMaxBytes, ProjectDocFallbackFilenames: s.ProjectDocFallbackFilenames,
 		ToolOutputTokenLimit: s.ToolOutputTokenLimit}
 	if s.Model != nil {
@@ -156,6 +165,19 @@ func LoadConfig(home string) (*Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// Origin says which config.toml was read, or that none was and why, for
+// the line ctxtrim prints about it: without it, a CODEX_HOME that names
+// nothing made the budget Codex's defaults without a word.
+func (c *Config) Origin() string {
+	switch {
+	case c.Path != "":
+		return "read " + c.Path
+	case c.HomeMissing && c.HomeFromEnv:
+		return "no config read: CODEX_HOME " + c.Home + " does not exist (codex exec refuses to start without it)"
+	}
+	return "no config read: " + filepath.Join(c.Home, "config.toml") + " does not exist, so Codex's defaults apply"
 }
 
 func over[T any](dst **T, src *T) {

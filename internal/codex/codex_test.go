@@ -77,6 +77,7 @@ model_auto_compact_token_limit = 400000
 			if tc.config != "" {
 				tc.want.Path = filepath.Join(h, "config.toml")
 			}
+			tc.want.Home = h
 			if diff := cmp.Diff(&tc.want, got); diff != "" {
 				t.Errorf("LoadConfig (-want +got):\n%s", diff)
 			}
@@ -93,6 +94,39 @@ func TestHome(t *testing.T) {
 	t.Setenv("HOME", "/home/u")
 	if h, err := Home(); err != nil || h != "/home/u/.codex" {
 		t.Errorf("Home() = %q, %v, want ~/.codex", h, err)
+	}
+}
+
+// TestOrigin: the line about Codex's config names the file read, or says
+// that none was and why; a CODEX_HOME that does not exist is called out,
+// as Codex refuses to start with it. Before, such a home silently gave
+// Codex's defaults.
+func TestOrigin(t *testing.T) {
+	withConfig := home(t, "model = \"gpt-5.5\"\n")
+	empty := t.TempDir()
+	missing := filepath.Join(t.TempDir(), "nonexistent")
+	user := t.TempDir() // a HOME without .codex
+	for _, tc := range []struct {
+		name, codexHome, home, want string
+	}{
+		{"read", withConfig, "", "read " + filepath.Join(withConfig, "config.toml")},
+		{"no config.toml", empty, "", "no config read: " + filepath.Join(empty, "config.toml") + " does not exist, so Codex's defaults apply"},
+		{"CODEX_HOME does not exist", missing, "", "no config read: CODEX_HOME " + missing + " does not exist (codex exec refuses to start without it)"},
+		{"no ~/.codex", "", user, "no config read: " + filepath.Join(user, ".codex", "config.toml") + " does not exist, so Codex's defaults apply"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("CODEX_HOME", tc.codexHome)
+			if tc.home != "" {
+				t.Setenv("HOME", tc.home)
+			}
+			cfg, err := LoadConfig("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, cfg.Origin()); diff != "" {
+				t.Errorf("Origin (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
