@@ -349,7 +349,7 @@ func TestHelpStatesInputCaps(t *testing.T) {
 
 // TestSplitSourceExits: the repository sources of split (-diff, -staged,
 // -files) named wrongly are usage errors (2), as the exit-code table has
-// them; they were runtime errors (1).
+// them; they were runtime errors (1). So is -request without a model.
 func TestSplitSourceExits(t *testing.T) {
 	isolateConfig(t)
 	repo := txtartest.Repo(t, &txtar.Archive{Files: []txtar.File{
@@ -371,6 +371,8 @@ func TestSplitSourceExits(t *testing.T) {
 		{"bad pattern", []string{"-files", "[", "-C", repo}, exitUsage, `bad -files pattern "["`},
 		{"every match binary", []string{"-files", "*.bin", "-C", repo}, exitBadInput, "every file matching *.bin is binary"},
 		{"a range that exists", []string{"-diff", "HEAD..HEAD", "-C", repo}, exitBadInput, "empty diff"},
+		// Issue 61 item 14: bodies without "model" were written, exit 0.
+		{"anthropic bodies without a model", []string{"-staged", "-C", repo, "-request", "anthropic"}, exitUsage, `which need a "model": pass -model M`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, stderr, code := runBuf(t, "", append([]string{"split", "-budget", "1000"}, tc.args...)...)

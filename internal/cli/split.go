@@ -45,7 +45,8 @@ part: instructions + "[part i of n]" + payload, as text or request JSON.
 
 Input: a unified diff or text on stdin or FILE, -diff REV..REV, -staged, or
 -files GLOB. Output: plain parts separated by -delimiter on stdout, JSONL
-request bodies with -request, or one file per part plus manifest.json with
+request bodies with -request (which needs -model, or model in .ctxtrim.toml:
+the APIs reject a body without one), or one file per part plus manifest.json with
 -out DIR. split holds stdin or FILE in memory and reads at most 512 MiB of
 it; more, or binary input (a NUL in the first 8000 bytes), is bad input.
 Exit status: 0 done, 2 usage, 4 bad input, 5 the instructions leave no
@@ -140,7 +141,9 @@ func runSplit(e *env, args []string) error {
 	}
 	opts.Model = f.modelName()
 	if opts.Model == "" && opts.Format != split.Plain {
-		fmt.Fprintln(e.stderr, `ctxtrim: split: the request bodies have no "model" (the API requires one): pass -model M or set model in .ctxtrim.toml`)
+		// Both APIs reject a body without "model" (400): writing them
+		// would succeed here and fail at the first request.
+		return usageError(fmt.Errorf(`split: -request %s writes request bodies, which need a "model": pass -model M, or set model in .ctxtrim.toml`, f.request))
 	}
 	in, err := f.read(e, opts, pos)
 	if err != nil {

@@ -79,7 +79,7 @@ func TestSplitCLI(t *testing.T) {
 			[]string{"verified: every part fits"}, 0},
 		{"staged diff as OpenAI requests", "", []string{"-budget", "300", "-staged", "-C", staged, "-request", "openai", "-model", "gpt-4.1"}, exitOK,
 			[]string{`"model":"gpt-4.1"`, `"role":"user"`}, nil, 2},
-		{"range diff as Anthropic requests with reduce", "", []string{"-budget", "300", "-diff", "HEAD~1..HEAD", "-C", committed, "-request", "anthropic", "-reduce"}, exitOK,
+		{"range diff as Anthropic requests with reduce", "", []string{"-budget", "300", "-diff", "HEAD~1..HEAD", "-C", committed, "-request", "anthropic", "-model", "claude-sonnet-4-5", "-reduce"}, exitOK,
 			[]string{`"max_tokens":4096`, "{{ANSWERS}}"}, nil, 3},
 		{"files by glob", "", []string{"-budget", "400", "-files", "pkg/**/*.go", "-C", committed, "-verify"}, exitOK,
 			[]string{"==> pkg/api/api.go <==", "==> pkg/api/api_test.go <==", "(continued at line "}, []string{"verified"}, 0},
@@ -111,11 +111,12 @@ func TestSplitCLI(t *testing.T) {
 		{"no-ignore without files", diff, []string{"-budget", "300", "-no-ignore"}, exitUsage, nil, []string{"-no-ignore applies only to -files"}, 0},
 		{"negative max-tokens", diff, []string{"-budget", "300", "-max-tokens", "-1", "-request", "anthropic"}, exitUsage, nil, []string{"must not be negative"}, 0},
 		{"unknown flag, one line", diff, []string{"-budget", "300", "-nope"}, exitUsage, nil, []string{"ctxtrim: split: flag provided but not defined: -nope (see ctxtrim split -h)\n"}, 0},
-		{"invalid UTF-8 in a request body", "ok \xff bad\n", []string{"-budget", "300", "-request", "openai"}, exitBadInput, nil, []string{"(stdin): not valid UTF-8 (first bad byte at offset 3)"}, 0},
+		{"invalid UTF-8 in a request body", "ok \xff bad\n", []string{"-budget", "300", "-request", "openai", "-model", "gpt-4o"}, exitBadInput, nil, []string{"(stdin): not valid UTF-8 (first bad byte at offset 3)"}, 0},
 		{"invalid UTF-8 is bad input", "ok \xff bad\n", []string{"-budget", "300"}, exitBadInput, nil, []string{"(stdin): not valid UTF-8 (first bad byte at offset 3)"}, 0},
-		{"request without a model", "text\n", []string{"-budget", "300", "-request", "anthropic"}, exitOK, []string{`"max_tokens"`}, []string{`bodies have no "model"`}, 1},
+		{"request without a model", "text\n", []string{"-budget", "300", "-request", "anthropic"}, exitUsage, nil, []string{`-request anthropic writes request bodies, which need a "model": pass -model M`}, 0},
+		{"openai request without a model", "text\n", []string{"-budget", "300", "-request", "openai"}, exitUsage, nil, []string{`-request openai writes request bodies, which need a "model"`}, 0},
 		{"a directory", "", []string{"-budget", "300", staged}, exitUsage, nil, []string{"is a directory; use -files GLOB"}, 0},
-		{"flags after the FILE", "", []string{instr, "-budget", "300", "-request", "openai"}, exitOK, []string{"Review this change."}, nil, 1},
+		{"flags after the FILE", "", []string{instr, "-budget", "300", "-request", "openai", "-model", "gpt-4o"}, exitOK, []string{"Review this change."}, nil, 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
