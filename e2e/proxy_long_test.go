@@ -15,7 +15,7 @@ import (
 // longSession is a session of turns run as one script inside one network
 // namespace: one stub (and, through the proxy, one ctxtrim proxy) serves
 // every turn, as one proxy serves a user's whole session. Each turn's
-// command reads stdin from /dev/null and writes its streams and exit code
+// command runs under turnTimeout, reads stdin from /dev/null and writes its streams and exit code
 // to files the test reads back; the session stops at the first turn that
 // fails.
 type longSession struct {
@@ -25,6 +25,10 @@ type longSession struct {
 	window  int      // the stub's window
 	timeout time.Duration
 }
+
+// turnTimeout bounds each turn of a long session (coreutils' timeout; exit
+// 124), within the session's own deadline.
+const turnTimeout = 5 * time.Minute
 
 // turnOut is one turn of a long session: the client's result.
 type turnOut struct {
@@ -55,7 +59,7 @@ func (s *longSession) run(t *testing.T, turns []string, idRE string, wrap func(s
 	fmt.Fprintf(&b, "D=%s\n", q(dir))
 	for i, cmd := range turns {
 		n := i + 1
-		fmt.Fprintf(&b, "%s </dev/null >\"$D/%d.out\" 2>\"$D/%d.err\"; echo $? >\"$D/%d.rc\"\n", cmd, n, n, n)
+		fmt.Fprintf(&b, "timeout -k 5 %d %s </dev/null >\"$D/%d.out\" 2>\"$D/%d.err\"; echo $? >\"$D/%d.rc\"\n", int(turnTimeout/time.Second), cmd, n, n, n)
 		fmt.Fprintf(&b, "[ \"$(cat \"$D/%d.rc\")\" = 0 ] || exit 0\n", n)
 		if n == 1 {
 			fmt.Fprintf(&b, "ID=$(cat \"$D/1.out\" \"$D/1.err\" | sed -n %s | head -n 1)\n", q("s/.*"+idRE+".*/\\1/p"))
@@ -197,7 +201,7 @@ func TestCodexProxyLongSession(t *testing.T) {
 
 	session := func(t *testing.T, direct bool) ([]turnOut, []stubRecord, string) {
 		home := proxyHome(t, codexModel, direct)
-		s := &longSession{ns: ns, work: work, env: append(codexEnv(home), each), window: window, timeout: 20 * time.Minute}
+		s := &longSession{ns: ns, work: work, env: append(codexEnv(home), each), window: window, timeout: 10 * time.Minute}
 		logPath := filepath.Join(t.TempDir(), "proxy.log")
 		wrap := func(cmd string) string { return cmd }
 		if !direct {
@@ -335,7 +339,7 @@ func TestClaudeProxyLongSession(t *testing.T) {
 	home := t.TempDir()
 	env := append(claudeEnv(home, "http://"+proxyAddr, proxyKey), writeEachTurn(t, stubEachTurn{
 		Call: "Read", Arguments: json.RawMessage(`{"file_path":"$ARG"}`), ArgPattern: `/\S+/logs/day[0-9]+\.log`}))
-	s := &longSession{ns: ns, work: work, env: env, window: window, timeout: 20 * time.Minute}
+	s := &longSession{ns: ns, work: work, env: env, window: window, timeout: 10 * time.Minute}
 	logPath := filepath.Join(t.TempDir(), "proxy.log")
 	out, recs := s.run(t, turns, `"session_id":"\([0-9a-f-]\{36\}\)"`, func(cmd string) string { return withProxy(ctxtrim, logPath, nil, cmd) })
 	plog, _ := os.ReadFile(logPath)
