@@ -195,15 +195,17 @@
 // needs is often in the file's code that no word of the task reaches.
 //
 // Every block is counted exactly in both prompt forms, markdown and xml,
-// and the dearer count is its cost, so all formats hold the same
-// selection and each prompt fits the budget. Paths lists the selection
-// and json carries it to tools that render their own prompt; json's
-// own text is longer than the prompt by its escapes, so it is not what
-// the budget counts (sizing by it cost the prompt a fifth of its room).
+// and the dearer count is its cost, so markdown, xml and paths hold the
+// same selection and each prompt fits the budget. Paths lists that
+// selection. Json carries a selection to tools, which may embed the
+// document as it is, so its own text is counted too when it is asked for:
+// it fits the budget as emitted, and holds less than the prompt at the
+// same budget by its escapes (sizing every format by them cost the prompt
+// a fifth of its room).
 //
 // The prompt is then rendered (render.go: markdown, xml, json; paths
 // prints path<TAB>start-end,… per file shown) and counted with the exact
-// counter in both prompt forms. If one exceeds the budget (token merges at block
+// counter in every form it is sized by. If one exceeds the budget (token merges at block
 // joins, the note's numbers), a binary search over the tail finds the
 // longest prefix of blocks and map lines that fits, every probe counted
 // exactly.

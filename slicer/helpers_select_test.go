@@ -50,9 +50,9 @@ func testCounter(t testing.TB) budget.Counter {
 }
 
 // promptFormat reports whether the budget counts format's Text itself;
-// paths and JSON describe the markdown prompt.
+// paths describes the markdown prompt.
 func promptFormat(format string) bool {
-	return format == FormatMarkdown || format == FormatXML
+	return format != FormatPaths
 }
 
 // checkJSONDoc fails t unless sel.Text is a JSON document holding exactly

@@ -213,7 +213,7 @@ type packer struct {
 	maps     []*mapEntry
 	chosen   map[int]bool
 	text     string
-	tokens   int // the count of text; for paths and json, of the markdown prompt
+	tokens   int // the count of text; for paths, of the markdown prompt
 	omit     int
 
 	logf     func(format string, args ...any) // opts.Logf, or a no-op
@@ -854,14 +854,14 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 	return nil
 }
 
-// prompt reports whether the requested format is a prompt format, one
-// the budget counts; paths and JSON describe the markdown prompt.
+// prompt reports whether the budget counts the requested format's own
+// text; paths describes the markdown prompt.
 func (p *packer) prompt() bool {
-	return p.r.format != FormatPaths && p.r.format != FormatJSON
+	return p.r.format != FormatPaths
 }
 
-// promptRenderer is the renderer of the prompt the selection's counts
-// describe: the requested format's, or markdown's for paths and JSON.
+// promptRenderer is the renderer of the text the selection's counts
+// describe: the requested format's, or markdown's for paths.
 func (p *packer) promptRenderer() *renderer {
 	if p.prompt() {
 		return p.r

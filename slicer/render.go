@@ -199,8 +199,7 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 			if k > 0 {
 				b.WriteString(",")
 			}
-			f, _ := json.Marshal(r.jsonFile(v))
-			b.WriteString("\n" + string(f))
+			b.WriteString(r.block(v))
 		}
 		b.WriteString("],\n\"signatures\":[")
 		for k, m := range maps {
@@ -254,6 +253,10 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 func (r *renderer) block(v *view) string {
 	ranges := formatRanges(v.ranges)
 	switch r.format {
+	case FormatJSON:
+		// As render writes it, so that the packer counts what it emits.
+		f, _ := json.Marshal(r.jsonFile(v))
+		return "\n" + string(f)
 	case FormatXML:
 		return fmt.Sprintf("<file path=\"%s\" lines=\"%s\" of=\"%d\" granularity=\"%s\">%s</file>\n",
 			xmlEscape(xmlPath(v.path)), ranges, v.lines, v.gran, xmlCode("\n"+v.body))

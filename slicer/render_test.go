@@ -135,8 +135,9 @@ func FuzzQuotePath(f *testing.F) {
 }
 
 // TestOutlineProperty: for a task that reaches no file, over random
-// repositories and budgets, every format gives the same outline (no
-// content, the same map) and the prompt formats stay within the budget.
+// repositories and budgets, every format gives an outline (no content),
+// the same map but for JSON (sized by its own text too), and the prompt
+// formats stay within the budget.
 func TestOutlineProperty(t *testing.T) {
 	c := testCounter(t)
 	r := rand.New(rand.NewPCG(11, 12))
@@ -145,8 +146,8 @@ func TestOutlineProperty(t *testing.T) {
 		files := linkedRepo(r, 5+r.IntN(30))
 		ix, read := memIndex(t, files)
 		budget := 150 + r.IntN(5000)
-		var first string
-		for k, format := range formats {
+		var first, firstFormat string
+		for _, format := range formats {
 			sel, err := Select(context.Background(), ix, "请修复它", c, &SelectOptions{Budget: budget, Format: format, ReadFile: read})
 			if errors.Is(err, ErrTaskTooLarge) {
 				break
@@ -163,17 +164,20 @@ func TestOutlineProperty(t *testing.T) {
 			if promptFormat(format) && c.Count(sel.Text) > budget {
 				t.Fatalf("trial %d, %s: %d tokens > budget %d", trial, format, c.Count(sel.Text), budget)
 			}
+			if format == FormatJSON {
+				continue
+			}
 			got := ""
 			for _, m := range sel.Map {
 				got += m.Path + " "
 			}
-			if k == 0 {
-				first = got
+			if firstFormat == "" {
+				first, firstFormat = got, format
 				if got != "" {
 					outlined++
 				}
 			} else if got != first {
-				t.Fatalf("trial %d at %d: %s maps %q, %s %q", trial, budget, format, got, formats[0], first)
+				t.Fatalf("trial %d at %d: %s maps %q, %s %q", trial, budget, format, got, firstFormat, first)
 			}
 		}
 	}
@@ -368,4 +372,37 @@ func FuzzRenderXML(f *testing.F) {
 			t.Fatalf("file content reads back as %q, want %q", got, "\n"+asXMLReads(body))
 		}
 	})
+}
+
+// TestJSONFitsBudget: the JSON document as emitted is within the budget,
+// and Tokens is its exact count, over random repositories and budgets
+// (before: sized by the markdown prompt, its escapes took it up to a
+// fifth over). It holds what it says: its files' content, each entry
+// once.
+func TestJSONFitsBudget(t *testing.T) {
+	c := testCounter(t)
+	r := rand.New(rand.NewPCG(60, 19))
+	shown := 0
+	for trial := 0; trial < 10; trial++ {
+		files := randomRepo(r, 5+r.IntN(30))
+		ix, read := memIndex(t, files)
+		task := propertyTasks[r.IntN(len(propertyTasks))]
+		for _, budget := range []int{300 + r.IntN(700), 1000 + r.IntN(3000), 4000 + r.IntN(8000)} {
+			sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: budget, Format: FormatJSON, ReadFile: read})
+			if errors.Is(err, ErrTaskTooLarge) {
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := c.Count(sel.Text); n > budget || n != sel.Tokens {
+				t.Fatalf("trial %d at %d: the JSON as emitted counts %d, Tokens %d", trial, budget, n, sel.Tokens)
+			}
+			checkJSONDoc(t, sel)
+			shown += len(sel.Files)
+		}
+	}
+	if shown < 30 {
+		t.Errorf("only %d files shown over all trials; the test needs content to escape", shown)
+	}
 }

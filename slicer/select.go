@@ -46,16 +46,17 @@ var formats = []string{FormatJSON, FormatMarkdown, FormatPaths, FormatXML}
 type SelectOptions struct {
 	// Budget is the hard cap on the prompt's tokens, task included, as
 	// counted by the Counter passed to Select: the rendered Text of
-	// FormatMarkdown and FormatXML.
+	// FormatMarkdown, FormatXML and FormatJSON.
 	Budget int
 	// Format is FormatMarkdown (the default when empty), FormatXML,
-	// FormatJSON or FormatPaths. Every format holds the same selection.
-	// Paths lists the files whose content the prompt holds, best first.
-	// JSON carries the same files, lines and map to a request builder
-	// that renders its own prompt; its own text is longer than the
-	// prompt by JSON's escapes (a newline, tab or quote is two
-	// characters), about a fifth on tab-indented code, so it is not
-	// what the budget counts.
+	// FormatJSON or FormatPaths. Markdown, xml and paths hold the same
+	// selection; paths lists the files whose content the prompt holds,
+	// best first. JSON carries files, lines and map to a request builder,
+	// and its text as emitted is within the budget, so it may be embedded
+	// as it is; since JSON's escapes make it longer than the prompt (a
+	// newline, tab or quote is two characters, about a fifth more on
+	// tab-indented code), it holds less than the prompt at the same
+	// budget, and that selection also fits rendered as markdown or xml.
 	Format string
 	// NoTask leaves the task out of Text (and out of the budget): the
 	// task still steers the selection, but a request builder that places
@@ -148,8 +149,7 @@ type Selection struct {
 	// Note is the prompt's note on what it holds and what was left out.
 	Note string
 	// Tokens is the exact count of Text; Tokens ≤ Budget always. For
-	// FormatPaths and FormatJSON it is the count of the markdown prompt
-	// they describe.
+	// FormatPaths it is the count of the markdown prompt it describes.
 	Tokens int
 	// Files are the files whose content is in the prompt, best first.
 	Files []Selected
@@ -160,7 +160,7 @@ type Selection struct {
 	// Candidates are the best unselected files, when Explain is set.
 	Candidates []Selected
 	// Breakdown splits the budget; its parts are counted separately, as
-	// the prompt renders them (markdown for FormatPaths and FormatJSON),
+	// the text renders them (markdown for FormatPaths),
 	// so they differ from Tokens by the headings between them and a few
 	// tokens at the joins.
 	Breakdown Breakdown
@@ -271,14 +271,25 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	r := newRenderer(format, task, ix)
 	r.noTask = opts.NoTask
 	none, unmatched := nothingToSelect(ix, include, exclude, opts.Include)
-	// Every format holds the same selection: it is sized by the dearer
-	// of the two prompt formats. Paths and JSON carry it to tools, which
-	// render their own prompt; sizing by JSON's escapes too cost the
-	// markdown prompt a fifth of its room (measured on the kit's eight
-	// repositories at 8k/16k/32k: lines all % rose in 19 of 24 cells
-	// without it, by 3.4 points on average, and fell in one, by 1.7).
+	// Markdown, xml and paths hold the same selection: it is sized by
+	// the dearer of the two prompt formats. Paths carries it to tools.
+	// JSON is sized by its own text too: a request builder may embed the
+	// document as it is (a tool result, a message), and then its escapes
+	// (a newline, tab or quote is two characters: a fifth more on
+	// tab-indented code) must be within the budget, not 19% over it. It
+	// is sized by the prompt formats as well, so that a builder that
+	// renders the document's files as one of them stays within the budget
+	// too. Only JSON pays for its escapes: sizing every format by them
+	// cost the markdown prompt a fifth of its room (measured on the kit's
+	// eight repositories at 8k/16k/32k: lines all % rose in 19 of 24
+	// cells without it, by 3.4 points on average, and fell in one, by
+	// 1.7).
+	sizes := []string{FormatMarkdown, FormatXML}
+	if format == FormatJSON {
+		sizes = append(sizes, FormatJSON)
+	}
 	var sizing []*renderer
-	for _, f := range []string{FormatMarkdown, FormatXML} {
+	for _, f := range sizes {
 		sz := newRenderer(f, task, ix)
 		sz.noTask = opts.NoTask
 		sizing = append(sizing, sz)

@@ -34,15 +34,18 @@ tokenizer is at most the budget. Always.
   ctxtrim -format paths -budget 8000 "fix the flaky TestRetry"
   ctxtrim -include 'pkg/api/' -exclude '*_test.go' "add paging to the list endpoint"
 
-Flags go before the task. A task is prose, and prose holds words that look
-like flags, so from the task's first word on every word is the task's, -v
-included: "ctxtrim -budget 4000 fix the -v flag" selects for the task "fix
-the -v flag". Put -- before a task whose first word starts with a dash
-(ctxtrim -budget 4000 -- -u is ignored). A task that ends in words that
-parse as flags is still the task's, and a note on stderr says so. The
-commands whose arguments are files (count, check, split, history) read
-flags before and after them, as before: a file name is not prose, and
-one that starts with a dash goes after --.
+Flags go before the task: from its first word on, every word is the task's,
+-v included (ctxtrim -budget 4000 fix the -v flag); put -- before a task
+that starts with a dash. A task ending in words that parse as flags keeps
+them, and a note on stderr says so. The commands that take files (count,
+check, split, history) read flags anywhere: a file name is not prose.
+
+Each format's text fits the budget as written. xml is one XML document:
+<context> holds the task, note and files, code holding < or & is in CDATA,
+and a character XML forbids (a control character, a byte not UTF-8) is
+written as U+FFFD. json is counted as emitted, since a builder may embed
+it: its escapes cost about a fifth on tab-indented code, so it holds that
+much less than the prompt, and that also fits as markdown or xml.
 
 -include and -exclude take gitignore patterns, as lines of .ctxtrimignore
 ("*_test.go" at any depth, "docs/" every docs directory, "/cmd" the top
@@ -89,7 +92,7 @@ func (o *selectOptions) flagSet() *flag.FlagSet {
 	o.bf.registerFor(fs)
 	fs.StringVar(&o.repo, "C", ".", "repository (or directory) `DIR` to select from")
 	aliasFlag(fs, "repo", "C")
-	fs.StringVar(&o.format, "format", "markdown", "output `FORMAT`: markdown or xml (the prompt, within the budget), json (the same selection for tools, longer by its escapes), or paths (one line per file shown, best first: path<TAB>start-end,…; a path holding a tab, newline or other control character is Go-quoted)")
+	fs.StringVar(&o.format, "format", "markdown", "output `FORMAT`: markdown or xml (the prompt, within the budget; xml is one XML document), json (the selection for tools, within the budget as emitted, so it holds less than the prompt), or paths (one line per file shown, best first: path<TAB>start-end,…; a path holding a tab, newline or other control character is Go-quoted)")
 	fs.BoolVar(&o.noRedact, "no-redact", false, "do not replace secrets (keys, tokens, .env values) with placeholders")
 	fs.IntVar(&o.history, "history", 0, "first-parent commits `N` from HEAD for recency and co-change (0: 300, -1: none)")
 	fs.BoolVar(&o.verbose, "v", false, "report progress and skipped files on stderr")
