@@ -398,6 +398,10 @@ func parseArgs(e *env, fs *flag.FlagSet, args []string, usage, help string, inte
 		case errors.Is(err, flag.ErrHelp):
 			printUsage(e.stderr, fs, usage, help)
 			return nil, exitStatus(exitOK)
+		case err != nil && !interspersed && strings.HasPrefix(err.Error(), "flag provided but not defined: "):
+			// Before the task, a word the command does not know may
+			// be the task's first ("-u is ignored"): say how to pass it.
+			return nil, usageError(fmt.Errorf("%s: %w (see ctxtrim %s -h; a task that starts with a dash goes after --)", fs.Name(), err, fs.Name()))
 		case err != nil:
 			return nil, usageError(fmt.Errorf("%s: %w (see ctxtrim %s -h)", fs.Name(), err, fs.Name()))
 		}

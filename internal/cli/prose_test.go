@@ -112,7 +112,11 @@ func TestTaskIsProseRun(t *testing.T) {
 			t.Errorf("%q: stderr %q; want none (no -v, no note)", args, stderr)
 		}
 	}
-	_, stderr, _ := runBuf(t, "", "-C", dir, "--budget", "4000", "retry", "-budget", "800")
+	_, stderr, code := runBuf(t, "", "-C", dir, "--budget", "4000", "-u", "is", "ignored")
+	if want := "a task that starts with a dash goes after --"; code != exitUsage || !strings.Contains(stderr, want) {
+		t.Errorf("a task starting with a dash, without --: exit %d, stderr %q; want exit %d and %q", code, stderr, exitUsage, want)
+	}
+	_, stderr, _ = runBuf(t, "", "-C", dir, "--budget", "4000", "retry", "-budget", "800")
 	if want := `ctxtrim: the task ends with "-budget 800", read as words of the task`; !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q; want the note %q", stderr, want)
 	}
