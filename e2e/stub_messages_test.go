@@ -35,12 +35,33 @@ func (s *stubServer) serveMessages(w http.ResponseWriter, r *http.Request, body 
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
-		Tools []json.RawMessage `json:"tools"`
+		Tools    []json.RawMessage `json:"tools"`
+		Thinking *struct {
+			Type         string `json:"type"`
+			BudgetTokens int    `json:"budget_tokens"`
+		} `json:"thinking"`
 	}
 	if err := json.Unmarshal(body, &req); err != nil {
 		rec.Status = http.StatusBadRequest
 		anthropicError(w, http.StatusBadRequest, "could not parse the JSON body: "+err.Error())
 		return
+	}
+	if t := req.Thinking; t != nil && t.Type == "enabled" {
+		// Anthropic's checks of extended thinking: a budget of at least
+		// 1,024 and below max_tokens (Claude Code sends 31999 with
+		// 32000, so lowering max_tokens alone breaks the request).
+		msg := ""
+		switch {
+		case t.BudgetTokens < 1024:
+			msg = "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+		case t.BudgetTokens >= req.MaxTokens:
+			msg = "`max_tokens` must be greater than `thinking.budget_tokens`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"
+		}
+		if msg != "" {
+			rec.Status, rec.Invalid = http.StatusBadRequest, msg
+			anthropicError(w, http.StatusBadRequest, msg)
+			return
+		}
 	}
 	rec.Model, rec.Tools = req.Model, len(req.Tools)
 	roles := make([]string, len(req.Messages))

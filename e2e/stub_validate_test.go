@@ -123,6 +123,8 @@ func TestStubOverflow(t *testing.T) {
 			`"message":"This model's maximum context length is 100 tokens. However, you requested 354 tokens (304 in the messages, 50 in the completion). Please reduce the length of the messages or completion.","object":"error","param":null,"type":"BadRequestError"`, ""},
 		{"messages", "/v1/messages", `{"model":"small","max_tokens":10,"messages":[{"role":"user","content":"` + big + `"}]}`,
 			"prompt is too long: ", ""},
+		{"thinking budget not below max_tokens", "/v1/messages", `{"model":"big","max_tokens":20000,"thinking":{"type":"enabled","budget_tokens":31999},"messages":[{"role":"user","content":"hi"}]}`,
+			"`max_tokens` must be greater than `thinking.budget_tokens`", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := httptest.NewRecorder()

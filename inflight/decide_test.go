@@ -331,3 +331,27 @@ func TestFitEstimateCounter(t *testing.T) {
 		}
 	}
 }
+
+func TestLowerThinking(t *testing.T) {
+	for _, tc := range []struct {
+		name, body string
+		max        int
+		want       string
+		budget     int
+		ok         bool
+	}{
+		{"no thinking", `{"max_tokens":5000}`, 4000, `{"max_tokens":5000}`, 0, true},
+		{"disabled", `{"thinking":{"type":"disabled"}}`, 4000, `{"thinking":{"type":"disabled"}}`, 0, true},
+		{"budget already below", `{"thinking":{"type":"enabled","budget_tokens":2000}}`, 4000, `{"thinking":{"type":"enabled","budget_tokens":2000}}`, 0, true},
+		{"lowered, other bytes kept", `{"a":1, "thinking": {"type":"enabled", "budget_tokens": 31999, "display":"omitted"}}`, 29000,
+			`{"a":1, "thinking": {"type":"enabled", "budget_tokens": 28999, "display":"omitted"}}`, 28999, true},
+		{"too small for thinking", `{"thinking":{"type":"enabled","budget_tokens":31999}}`, 1000, `{"thinking":{"type":"enabled","budget_tokens":31999}}`, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, budget, ok := lowerThinking([]byte(tc.body), tc.max)
+			if string(out) != tc.want || budget != tc.budget || ok != tc.ok {
+				t.Errorf("got %s, %d, %v; want %s, %d, %v", out, budget, ok, tc.want, tc.budget, tc.ok)
+			}
+		})
+	}
+}

@@ -73,9 +73,20 @@ func (p *provider) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var h struct {
 		Model     string `json:"model"`
 		MaxTokens int    `json:"max_tokens"`
+		Thinking  *struct {
+			Type         string `json:"type"`
+			BudgetTokens int    `json:"budget_tokens"`
+		} `json:"thinking"`
 	}
 	json.Unmarshal(body, &h)
 	rec.model, rec.maxTokens = h.Model, h.MaxTokens
+	if t := h.Thinking; f == history.FormatAnthropic && t != nil && t.Type == "enabled" && (t.BudgetTokens >= h.MaxTokens || t.BudgetTokens < 1024) {
+		// Anthropic's own checks of an extended-thinking request.
+		rec.status = 400
+		w.WriteHeader(400)
+		io.WriteString(w, `{"type":"error","error":{"type":"invalid_request_error","message":"`+"`max_tokens` must be greater than `thinking.budget_tokens`"+`. Please consult our documentation at https://docs.claude.com/en/docs/build-with-claude/extended-thinking#max-tokens-and-context-window-size"}}`)
+		return
+	}
 	rec.tokens = history.Tokens(conv, p.c)
 	w.Header().Set("Content-Type", "application/json")
 	if p.capacity[h.Model] {
@@ -237,11 +248,12 @@ func claudeCodeLike(system, steps, out int) []byte {
 			map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result", "tool_use_id": id, "content": testreq.Words(i, out)}}})
 	}
 	return testreq.MustJSON(map[string]any{"model": "claude", "max_tokens": 32000, "stream": false,
+		"thinking": map[string]any{"type": "enabled", "budget_tokens": 31999},
 		"system": []any{map[string]any{"type": "text", "text": testreq.Words(99, system)}}, "messages": msgs})
 }
 
-// TestSmallestValidForm: Claude Code states max_tokens 32000 on a 70k
-// window, so the input limit (70k − 32k − margin) is below the request's
+// TestSmallestValidForm: Claude Code states max_tokens 32000 (and a
+// thinking budget of 31999) on a 70k window, so the input limit (70k − 32k − margin) is below the request's
 // pinned minimum. The request would be refused as it is; the Fitter sends
 // its smallest valid form with max_tokens lowered to what the window
 // leaves, and the provider accepts it at the first attempt.
@@ -267,6 +279,16 @@ func TestSmallestValidForm(t *testing.T) {
 	}
 	if !strings.Contains(string(r.body), "MARKER-7") {
 		t.Errorf("the smallest form lost the injected CLAUDE.md")
+	}
+	var sent struct {
+		Thinking struct {
+			Type         string `json:"type"`
+			BudgetTokens int    `json:"budget_tokens"`
+		} `json:"thinking"`
+	}
+	json.Unmarshal(r.body, &sent)
+	if sent.Thinking.Type != "enabled" || sent.Thinking.BudgetTokens != r.maxTokens-1 {
+		t.Errorf("thinking %+v with max_tokens %d: want the budget just below max_tokens", sent.Thinking, r.maxTokens)
 	}
 	if !strings.Contains(strings.Join(x.Notes, "; "), "smallest valid form") || !strings.Contains(strings.Join(x.Notes, "; "), "max_tokens 32000 →") {
 		t.Errorf("notes %q do not say what was done", x.Notes)

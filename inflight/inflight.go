@@ -3,6 +3,7 @@ package inflight
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -337,10 +338,50 @@ func (f *Fitter) lowerOutput(x *Exchange, t Target, res fitResult) fitResult {
 	if err != nil {
 		return res
 	}
-	x.Notes = append(x.Notes, fmt.Sprintf("%s %d → %d (what the window leaves)", x.statedKey, x.Stated, room))
+	b, thinking, ok := lowerThinking(b, room)
+	if !ok {
+		x.Notes = append(x.Notes, fmt.Sprintf("the smallest valid form (%d tokens) leaves %d tokens of output, too few for its thinking budget", res.after, room))
+		return res
+	}
+	note := fmt.Sprintf("%s %d → %d (what the window leaves)", x.statedKey, x.Stated, room)
+	if thinking > 0 {
+		note += fmt.Sprintf(", thinking.budget_tokens → %d", thinking)
+	}
+	x.Notes = append(x.Notes, note)
 	res.body = b
 	return res
 }
+
+// minThinkingBudget is Anthropic's smallest thinking.budget_tokens.
+const minThinkingBudget = 1024
+
+// lowerThinking keeps an Anthropic request valid after its max_tokens was
+// lowered to maxTokens: the API refuses a thinking.budget_tokens that is
+// not below max_tokens ("`max_tokens` must be greater than
+// `thinking.budget_tokens`"), and Claude Code sends 31999 with 32000. The
+// budget becomes maxTokens − 1 (returned; 0 when nothing changed); ok is
+// false when that is below the API's minimum of 1,024.
+func lowerThinking(body []byte, maxTokens int) (out []byte, budget int, ok bool) {
+	var h struct {
+		Thinking *struct {
+			Type         string `json:"type"`
+			BudgetTokens int    `json:"budget_tokens"`
+		} `json:"thinking"`
+	}
+	if json.Unmarshal(body, &h) != nil || h.Thinking == nil || h.Thinking.Type != "enabled" || h.Thinking.BudgetTokens < maxTokens {
+		return body, 0, true
+	}
+	budget = maxTokens - 1
+	if budget < minThinkingBudget {
+		return body, 0, false
+	}
+	ms, err := thinkingWith(body, budget)
+	if err != nil {
+		return body, 0, false
+	}
+	return ms, budget, true
+}
+
 
 // withModel records res's body in x, with its model set to model when it
 // is not the client's.
