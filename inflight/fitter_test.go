@@ -249,7 +249,7 @@ func claudeCodeLike(system, steps, out int) []byte {
 	}
 	return testreq.MustJSON(map[string]any{"model": "claude", "max_tokens": 32000, "stream": false,
 		"thinking": map[string]any{"type": "enabled", "budget_tokens": 31999},
-		"system": []any{map[string]any{"type": "text", "text": testreq.Words(99, system)}}, "messages": msgs})
+		"system":   []any{map[string]any{"type": "text", "text": testreq.Words(99, system)}}, "messages": msgs})
 }
 
 // TestSmallestValidForm: Claude Code states max_tokens 32000 (and a

@@ -382,7 +382,6 @@ func lowerThinking(body []byte, maxTokens int) (out []byte, budget int, ok bool)
 	return ms, budget, true
 }
 
-
 // withModel records res's body in x, with its model set to model when it
 // is not the client's.
 func (f *Fitter) withModel(x *Exchange, res fitResult, model string) {
