@@ -51,6 +51,9 @@ func TestLookup(t *testing.T) {
 		{"gpt-4-turbo-2024-04-09", row{"gpt-4-turbo", 128000, 4096, Cl100kBase, 1, false}},
 		{"gpt-5", row{"gpt-5", 400000, 128000, O200kBase, 1, false}},
 		{"gpt-5-codex", row{"gpt-5-codex", 400000, 128000, O200kBase, 1, false}},
+		{"gpt-6.2-sol", row{"gpt-6.2-sol", 500000, 25000, O200kBase, 1, false}}, // Codex 0.171.0's default
+		{"gpt-6-sol", row{"gpt-6-sol", 272000, 13600, O200kBase, 1, false}},
+		{"gpt-5.6-luna", row{"gpt-5.6-luna", 272000, 13600, O200kBase, 1, false}},
 		{"o3-mini-2025-01-31", row{"o3", 200000, 100000, O200kBase, 1, false}},
 		{"o4-mini", row{"o4-mini", 200000, 100000, O200kBase, 1, false}},
 		{"claude-sonnet-4-5-20250929", row{"claude-sonnet-4-5", 200000, 64000, O200kBase, 1.35, true}},
@@ -100,8 +103,8 @@ func TestLookupUnknown(t *testing.T) {
 		{"gpt-4o-mni", ``}, // found by prefix: gpt-4o
 		{"claud-sonnet-4-5", `; did you mean "claude-sonnet-4-5", "claude-sonnet-4-6", "claude-sonnet-5-5"?`},
 		{"claude", `; did you mean "claude-haiku-4-5", "claude-haiku-5-5", "claude-opus-4-1"?`},
-		{"", `: none of the 48 known models is close`},
-		{"zzzzzzzzzzzz", `: none of the 48 known models is close`},
+		{"", `: none of the 58 known models is close`},
+		{"zzzzzzzzzzzz", `: none of the 58 known models is close`},
 	}
 	for _, tc := range tests {
 		_, err := Lookup(tc.query)
