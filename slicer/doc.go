@@ -90,7 +90,10 @@
 //     the fallback).
 //   - cochange: how often the file changed with the coChangeSeeds best
 //     files, as a share of their commits, weighted by their scores.
-//   - dirty: modified, staged or untracked files (weightDirty).
+//   - dirty: modified, staged or untracked files (weightDirty); it counts
+//     only for files the task reaches otherwise (its words or path, a
+//     mention, a named test or source partner), unless the task reaches
+//     no file at all.
 //   - class: classFactor of the file's class; tests 0.3, docs 0.3,
 //     data 0.1, vendored 0.03 and so on. Sources under an examples
 //     directory rank as tests, a Go doc.go without definitions and a
