@@ -159,6 +159,7 @@ func runCheck(e *env, args []string) error {
 	// A file that could not be checked is an input problem (input.go),
 	// more serious than a file over budget: the report is incomplete.
 	worst := exitOK
+	var unchecked []string
 	for _, r := range rep.Results {
 		var p problem
 		hint := "convert it to UTF-8 first (iconv -f LATIN1 -t UTF-8)"
@@ -174,12 +175,20 @@ func runCheck(e *env, args []string) error {
 		}
 		fmt.Fprintf(e.stderr, "ctxtrim: %v\n", inputProblem(p, r.Path, r.Message, hint))
 		worst = worseExit(worst, p.exit())
+		unchecked = append(unchecked, r.Path)
 	}
+	over := rep.Over()
 	if worst != exitOK {
-		return exitStatus(worst)
+		// The summary line is written whatever the exit status, so that
+		// an incomplete report says so, and how many files are over.
+		summary := fmt.Sprintf("%d of %d prompt files could not be checked (%s)", len(unchecked), len(rep.Results), strings.Join(unchecked, ", "))
+		if over > 0 {
+			summary += fmt.Sprintf(", %d over budget", over)
+		}
+		return &kindError{worst, fmt.Errorf("%s; the report is incomplete: fix them and run check again", summary)}
 	}
-	if n := rep.Over(); n > 0 {
-		return noFitError(fmt.Errorf("%d of %d prompt files over budget", n, len(rep.Results)))
+	if over > 0 {
+		return noFitError(fmt.Errorf("%d of %d prompt files over budget", over, len(rep.Results)))
 	}
 	return nil
 }

@@ -60,6 +60,8 @@ func runCount(e *env, args []string) error {
 
 	if len(names) == 0 {
 		names = []string{"-"}
+	} else if !slices.Contains(names, "-") {
+		noteIgnoredStdin(e, "the FILE arguments")
 	}
 	var results []countResult
 	total := 0

@@ -86,12 +86,24 @@ func exitCode(err error) int {
 	return exitError
 }
 
+// interruptError is an interrupt that msg describes ("interrupted after
+// writing 3 of 5 parts …"): exit 130, and msg printed once.
+func interruptError(msg string) error { return &kindError{exitInterrupt, errors.New(msg)} }
+
 // report prints err once, prefixed, unless it needs no message, and
-// returns its exit code.
+// returns its exit code. An interrupt that no message describes
+// (exitStatus(exitInterrupt): select stopped by Ctrl-C) is said in one
+// line, "ctxtrim: interrupted", so that exit 130 never comes silently.
 func (e *env) report(err error) int {
 	code := exitCode(err)
 	var status exitStatus
-	if err != nil && code != exitOK && !errors.As(err, &status) {
+	switch {
+	case err == nil || code == exitOK:
+	case errors.As(err, &status):
+		if status == exitInterrupt {
+			fmt.Fprintln(e.stderr, "ctxtrim: interrupted")
+		}
+	default:
 		fmt.Fprintf(e.stderr, "ctxtrim: %v\n", err)
 	}
 	return code

@@ -32,7 +32,9 @@ func TestExitCode(t *testing.T) {
 		{"broken pipe", wrap(syscall.EPIPE), exitOK, false},
 		{"broken pipe in a usage error", usageError(wrap(syscall.EPIPE)), exitOK, false},
 		{"trimmed", exitStatus(exitTrimmed), exitTrimmed, false},
-		{"interrupt", exitStatus(exitInterrupt), exitInterrupt, false},
+		// Ctrl-C in select: exit 130 was silent.
+		{"interrupt", exitStatus(exitInterrupt), exitInterrupt, true},
+		{"interrupt described", interruptError("interrupted after writing 1 of 2 parts"), exitInterrupt, true},
 		{"fit marker", wrap(budget.ErrBudgetTooSmall), exitNoFit, true},
 		{"history no fit", wrap(history.ErrNoFit), exitNoFit, true},
 		{"history bad input", wrap(history.ErrBadInput), exitBadInput, true},
@@ -52,7 +54,11 @@ func TestExitCode(t *testing.T) {
 			if printed := stderr.Len() > 0; printed != tc.printed {
 				t.Errorf("stderr %q, printed = %v, want %v", stderr.String(), printed, tc.printed)
 			}
-			if tc.printed && stderr.String() != fmt.Sprintf("ctxtrim: %v\n", tc.err) {
+			want := fmt.Sprintf("ctxtrim: %v\n", tc.err)
+			if tc.name == "interrupt" {
+				want = "ctxtrim: interrupted\n"
+			}
+			if tc.printed && stderr.String() != want {
 				t.Errorf("stderr %q, want one prefixed line", stderr.String())
 			}
 		})

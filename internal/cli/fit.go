@@ -10,6 +10,15 @@ import (
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
+// plural renders n and noun, in the plural unless n is 1: "1 line",
+// "2 lines".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // fitInput is what fit reads: it must hold the whole text to keep its
 // tail, so it reads at most maxHeldInput.
 var fitInput = textRules{what: "text", max: maxHeldInput,
@@ -76,7 +85,7 @@ func runFit(e *env, args []string) error {
 		return nil
 	}
 	if !*quiet {
-		msg := fmt.Sprintf("ctxtrim: trimmed %d → %d tokens to fit %d (dropped %d lines, %d tokens)", r.InputTokens, r.Tokens, limit, r.DroppedLines, r.DroppedTokens)
+		msg := fmt.Sprintf("ctxtrim: trimmed %d → %d tokens to fit %d (dropped %s, %s)", r.InputTokens, r.Tokens, limit, plural(r.DroppedLines, "line"), plural(r.DroppedTokens, "token"))
 		if note != "" {
 			msg += "; " + note
 		}

@@ -27,8 +27,9 @@ Steps, cheapest loss first, each only as far as needed: mask old tool
 outputs, replace superseded outputs and old images, cut the middle out of
 oversized items, drop the oldest turns (one notice says how many). System
 messages, the latest user turn and the last -keep-last turns are never
-touched. history holds the conversation in memory and reads at most 512 MiB;
-more, or binary input (a NUL in the first 8000 bytes), is bad input.
+touched. A cut is reported in one line on stderr (-q: none). history
+holds the conversation in memory and reads at most 512 MiB; more, or
+binary input (a NUL in the first 8000 bytes), is bad input.
 Exit status: 0 unchanged, 3 pruned, 2 usage, 4 bad input, 5 the pinned part
 alone does not fit, 1 other errors. With -dry-run nothing is
 written to stdout: the report of what would be removed goes to stderr and
@@ -45,6 +46,7 @@ func runHistory(e *env, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "report what would be removed on stderr; write nothing to stdout")
 	explain := fs.Bool("explain", false, "report tokens before and after each step on stderr")
 	verbose := fs.Bool("v", false, "log progress on stderr")
+	quiet := fs.Bool("q", false, "do not report the cut on stderr")
 	files, err := parseFlags(e, fs, args, historySynopsis, historyHelp)
 	if err != nil {
 		return err
@@ -71,6 +73,9 @@ func runHistory(e *env, args []string) error {
 	name := ""
 	if len(files) == 1 {
 		name = files[0]
+		if name != "-" {
+			noteIgnoredStdin(e, name)
+		}
 	}
 	in, where, closeIn, err := openInput(e, name, "the conversation", "name the conversation file")
 	if err != nil {
@@ -118,6 +123,10 @@ func runHistory(e *env, args []string) error {
 	}
 	if *explain || *dryRun {
 		reportPrune(e.stderr, conv, res, *dryRun)
+	} else if res.Changed() && !*quiet {
+		// A cut is said, as fit says it: the exit status alone (3) is
+		// lost in a pipeline.
+		fmt.Fprintln(e.stderr, "ctxtrim: "+pruneSummary(res))
 	}
 	var done error // unchanged
 	if res.Changed() {
@@ -223,11 +232,17 @@ func reportPrune(w io.Writer, conv *history.Conversation, res *history.Result, d
 	}
 	fmt.Fprintf(w, "history: %s %d tokens", verb, res.After)
 	if res.DroppedTurns > 0 {
-		noun := "turns"
-		if res.DroppedTurns == 1 {
-			noun = "turn"
-		}
-		fmt.Fprintf(w, ", %d %s dropped", res.DroppedTurns, noun)
+		fmt.Fprintf(w, ", %s dropped", plural(res.DroppedTurns, "turn"))
 	}
 	fmt.Fprintln(w)
+}
+
+// pruneSummary is the one line that says what a prune cut: "pruned 9120
+// → 5980 tokens to fit 6000, 2 turns dropped".
+func pruneSummary(res *history.Result) string {
+	msg := fmt.Sprintf("pruned %d → %d tokens to fit %d", res.Before, res.After, res.Limit)
+	if res.DroppedTurns > 0 {
+		msg += ", " + plural(res.DroppedTurns, "turn") + " dropped"
+	}
+	return msg + " (-explain for each step)"
 }

@@ -22,19 +22,20 @@ func TestHistoryCommand(t *testing.T) {
 		wantStderr string // substring; "" means stderr must be empty
 	}{
 		{"unchanged", []string{"-encoding", "o200k_base", "-budget", "100000"}, tau, exitOK, "input", ""},
-		{"pruned", []string{"--encoding", "o200k_base", "--budget", "6000"}, tau, exitTrimmed, "json", ""},
+		{"pruned", []string{"--encoding", "o200k_base", "--budget", "6000"}, tau, exitTrimmed, "json", "ctxtrim: pruned 11700 → 5922 tokens to fit 6000, 4 turns dropped (-explain for each step)\n"},
+		{"pruned quietly", []string{"--encoding", "o200k_base", "--budget", "6000", "-q"}, tau, exitTrimmed, "json", ""},
 		{"explain", []string{"-encoding", "o200k_base", "-budget", "6000", "-explain"}, tau, exitTrimmed, "json", "mask "},
 		{"dry run writes nothing", []string{"-encoding", "o200k_base", "-budget", "6000", "-dry-run"}, tau, exitTrimmed, "", "would mask item"},
 		{"dry run unchanged", []string{"-encoding", "o200k_base", "-budget", "100000", "-dry-run"}, tau, exitOK, "", "unchanged at"},
 		{"no fit", []string{"-encoding", "o200k_base", "-budget", "1000"}, tau, exitNoFit, "", "pinned minimum is"},
-		{"keep-last 0 fits lower", []string{"-encoding", "o200k_base", "-budget", "3600", "-keep-last", "0"}, tau, exitTrimmed, "json", ""},
+		{"keep-last 0 fits lower", []string{"-encoding", "o200k_base", "-budget", "3600", "-keep-last", "0"}, tau, exitTrimmed, "json", "ctxtrim: pruned"},
 		{"bad input", []string{"-encoding", "o200k_base", "-budget", "1000"}, []byte("not json"), exitBadInput, "", "(stdin): line 1, column 2: invalid character"},
 		{"bad format", []string{"-encoding", "o200k_base", "-budget", "1000", "-format", "xml"}, tau, exitUsage, "", `unknown format "xml"`},
 		{"forced wrong format", []string{"-encoding", "o200k_base", "-budget", "1000", "-format", "responses"}, tau, exitBadInput, "", "input is an OpenAI Chat Completions conversation, not an OpenAI Responses conversation"},
 		{"named format the body is not", []string{"-encoding", "o200k_base", "-budget", "3000", "-format", "anthropic"}, tau, exitBadInput, "", `messages[0] has role "system" (Anthropic messages are user or assistant; its system prompt is a top-level "system"); drop -format to detect it, or pass -format chat`},
 		{"negative", []string{"-encoding", "o200k_base", "-budget", "1000", "-max-item", "-1"}, tau, exitUsage, "", "must not be negative"},
 		{"file argument", []string{"-encoding", "o200k_base", "-budget", "100000", "../../history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json"}, nil, exitOK, "input", ""},
-		{"flags after the file", []string{"../../history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json", "-encoding", "o200k_base", "-budget", "6000"}, nil, exitTrimmed, "json", ""},
+		{"flags after the file", []string{"../../history/testdata/transcripts/tau-bench-airline-gpt4o-idx052-task2.json", "-encoding", "o200k_base", "-budget", "6000"}, nil, exitTrimmed, "json", "ctxtrim: pruned"},
 		{"two files", []string{"-encoding", "o200k_base", "-budget", "100000", "a", "b"}, nil, exitUsage, "", "at most one FILE"},
 		// No -format given: the error must not tell the user to drop it.
 		{"mixed formats detected", []string{"-encoding", "o200k_base", "-budget", "1000"}, []byte(`{"system":"s","messages":[{"role":"tool","content":"x"}]}`), exitBadInput, "", "input mixes formats: it reads as an Anthropic Messages conversation, but messages[0] has role \"tool\" (Anthropic messages are user or assistant; its system prompt is a top-level \"system\"), as an OpenAI Chat Completions conversation does; pass a conversation"},

@@ -71,7 +71,7 @@ func runIndex(e *env, args []string) error {
 	all := fs.Bool("all", false, "keep vendored, lock, generated, minified and fixture files instead of skipping them")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the extraction cache")
 	maxSize := fs.Int64("max-file-size", 0, "skip files larger than this many bytes (0: 1 MiB, negative: no limit)")
-	jobs := fs.Int("jobs", 0, "parallel extraction workers (0: one per CPU)")
+	jobs := fs.Int("jobs", 0, "parallel extraction workers `N` (0: one per CPU; not negative)")
 	verbose := fs.Bool("v", false, "log per-file problems to stderr")
 	pos, err := parseFlags(e, fs, args, "ctxtrim index [-C DIR] [-json] [-explain] [-all] [-no-cache]",
 		`Indexes the repository (tracked and untracked, non-ignored files) and prints a summary:
@@ -81,6 +81,9 @@ files, languages, symbols, estimated tokens, and skipped files by reason.`)
 	}
 	if len(pos) > 0 {
 		return usageError(fmt.Errorf("index: unexpected argument %q (use -C DIR)", pos[0]))
+	}
+	if *jobs < 0 {
+		return usageError(fmt.Errorf("index: -jobs must not be negative, got %d (0: one per CPU)", *jobs))
 	}
 
 	if err := checkDir(flagAsSet(fs, "C", "repo"), *repo); err != nil {

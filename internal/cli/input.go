@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strings"
+	"syscall"
 	"unsafe"
 
 	"github.com/ctxtrim/ctxtrim/internal/badutf8"
@@ -99,8 +101,33 @@ func openError(where string, err error, hint string) error {
 		return &inputError{problem: probMissing, where: where, detail: "no such file or directory", hint: "check the path", err: err}
 	case errors.Is(err, fs.ErrPermission):
 		return &inputError{problem: probUnreadable, where: where, detail: "permission denied", hint: "check its permissions", err: err}
+	case errors.Is(err, syscall.EISDIR):
+		// Read from a directory: "ctxtrim fit < /tmp". A directory where
+		// a file is wanted, as openInput finds it for a named path.
+		if strings.HasSuffix(where, stdinName) {
+			hint = "stdin is a directory: redirect a file (< FILE), or pipe the input in"
+		} else if hint == "" {
+			hint = "name a file"
+		}
+		return &inputError{problem: probKind, where: where, detail: "is a directory", hint: hint, err: err}
 	}
 	return &inputError{problem: probUnreadable, where: where, detail: detail, hint: hint, err: err}
+}
+
+// noteIgnoredStdin says on stderr, in one line, that stdin is not read when
+// a command was given its input as arguments (count a.txt < b.txt), when
+// stdin is a regular file that is not empty: that much is known from a
+// stat, without reading. A pipe is not looked into: whether it holds
+// anything cannot be known without reading it (which could block on a
+// writer that never writes), and an empty pipe is what harnesses give.
+func noteIgnoredStdin(e *env, given string) {
+	f, ok := e.stdin.(*os.File)
+	if !ok {
+		return
+	}
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > 0 {
+		fmt.Fprintf(e.stderr, "ctxtrim: stdin is not read: the input is %s\n", given)
+	}
 }
 
 // stdinName is how messages name standard input.

@@ -382,3 +382,70 @@ func TestSplitSourceExits(t *testing.T) {
 		})
 	}
 }
+
+// TestCLISmallThings: the small items of issue 61 (item 17), each a row:
+// the exit status, and what stderr and stdout must hold. stdin is the
+// text piped in, or a directory or a regular file opened as stdin ("<").
+func TestCLISmallThings(t *testing.T) {
+	d := isolateConfig(t)
+	file := filepath.Join(d, "a.txt")
+	if err := os.WriteFile(file, []byte("some text\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	chat := filepath.Join(d, "chat.json")
+	big := strings.Repeat("word ", 400)
+	if err := os.WriteFile(chat, []byte(`{"messages":[{"role":"user","content":"`+big+`"},{"role":"assistant","content":"`+big+`"},{"role":"user","content":"`+big+`"},{"role":"assistant","content":"ok"},{"role":"user","content":"and now?"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(d, "AGENTS.md"), []byte("\x00binary"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := strings.Repeat("word ", 30) + "\n"
+	const isDir, isFile = "<DIR", "<FILE"
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stderr string
+		stdout string
+	}{
+		{"fit < DIR", []string{"fit", "-budget", "100"}, isDir, exitUsage, "ctxtrim: (stdin): is a directory; stdin is a directory: redirect a file (< FILE)", ""},
+		{"count < DIR", []string{"count"}, isDir, exitUsage, "(stdin): is a directory; stdin is a directory", ""},
+		{"history < DIR", []string{"history", "-budget", "100"}, isDir, exitUsage, "(stdin): is a directory; stdin is a directory", ""},
+		{"select < DIR", []string{"-budget", "1000"}, isDir, exitUsage, "the task on (stdin): is a directory; stdin is a directory", ""},
+		{"count FILE < FILE", []string{"count", file}, isFile, exitOK, "ctxtrim: stdin is not read: the input is the FILE arguments\n", "3"},
+		{"count - < FILE reads it", []string{"count", file, "-"}, isFile, exitOK, "", "total"},
+		{"history FILE < FILE", []string{"history", "-budget", "100000", chat}, isFile, exitOK, "ctxtrim: stdin is not read: the input is " + chat + "\n", "and now?"},
+		{"index -jobs negative", []string{"index", "-jobs", "-3"}, "", exitUsage, "-jobs must not be negative, got -3", ""},
+		{"fit: 1 line", []string{"fit", "-budget", "80"}, line + line + line, exitTrimmed, "(dropped 1 line, 31 tokens)", "word"},
+		{"history says a cut", []string{"history", "-budget", "600", chat}, "", exitTrimmed, "ctxtrim: pruned ", "and now?"},
+		{"history -q says nothing", []string{"history", "-q", "-budget", "600", chat}, "", exitTrimmed, "", "and now?"},
+		{"check exit 4 has its summary", []string{"check", "-C", d}, "", exitBadInput, "ctxtrim: 1 of 1 prompt files could not be checked (AGENTS.md); the report is incomplete", "AGENTS.md"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdin io.Reader = strings.NewReader(tc.stdin)
+			switch tc.stdin {
+			case isDir, isFile:
+				p := map[string]string{isDir: t.TempDir(), isFile: file}[tc.stdin]
+				f, err := os.Open(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				stdin = f
+			}
+			var stdout, stderr bytes.Buffer
+			code := Run(tc.args, stdin, &stdout, &stderr)
+			if code != tc.code {
+				t.Fatalf("ctxtrim %s: exit %d, want %d; stderr:\n%s", strings.Join(tc.args, " "), code, tc.code, stderr.String())
+			}
+			if tc.stderr == "" && stderr.Len() > 0 || !strings.Contains(stderr.String(), tc.stderr) {
+				t.Errorf("stderr %q, want %q", stderr.String(), tc.stderr)
+			}
+			if !strings.Contains(stdout.String(), tc.stdout) {
+				t.Errorf("stdout %q, want it to hold %q", clipString(stdout.String()), tc.stdout)
+			}
+		})
+	}
+}

@@ -163,8 +163,7 @@ func runSplit(e *env, args []string) error {
 	res, err := split.Split(ctx, in, c, opts)
 	switch {
 	case ctx.Err() != nil:
-		fmt.Fprintln(e.stderr, "ctxtrim: interrupted before any part was written")
-		return exitStatus(exitInterrupt)
+		return interruptError("interrupted before any part was written")
 	case errors.Is(err, split.ErrNoFit), errors.Is(err, split.ErrTooManyParts):
 		return noFitError(err)
 	case err != nil:
@@ -265,6 +264,9 @@ func (f *splitFlags) read(e *env, opts *split.Options, args []string) (split.Inp
 		if err := checkDir(f.dirFlag, f.dir); err != nil {
 			return in, err
 		}
+		noteIgnoredStdin(e, "the repository's (-diff, -staged or -files)")
+	} else if len(args) == 1 && args[0] != "-" {
+		noteIgnoredStdin(e, args[0])
 	}
 	var err error
 	switch {
@@ -410,8 +412,7 @@ func (f *splitFlags) write(ctx context.Context, e *env, res *split.Result) error
 	if f.out != "" {
 		err := writeDir(ctx, f.out, parts, f.request != "", manifest)
 		if errors.Is(err, context.Canceled) {
-			fmt.Fprintf(e.stderr, "ctxtrim: interrupted; %s is left as it was (no part was written to it)\n", f.out)
-			return exitStatus(exitInterrupt)
+			return interruptError(fmt.Sprintf("interrupted; %s is left as it was (no part was written to it)", f.out))
 		}
 		if err != nil {
 			return err
@@ -428,8 +429,7 @@ func (f *splitFlags) write(ctx context.Context, e *env, res *split.Result) error
 	delim := unescape(f.delimiter)
 	for i := range parts.n {
 		if ctx.Err() != nil {
-			fmt.Fprintf(e.stderr, "ctxtrim: interrupted after writing %d of %d parts to stdout; the output is incomplete\n", i, parts.n)
-			return exitStatus(exitInterrupt)
+			return interruptError(fmt.Sprintf("interrupted after writing %d of %d parts to stdout; the output is incomplete", i, parts.n))
 		}
 		p, err := parts.get(i)
 		if err != nil {

@@ -132,7 +132,8 @@ func TestWriteDirReplaces(t *testing.T) {
 }
 
 // TestSplitStdoutInterrupted: an interrupt while parts go to stdout says
-// on stderr how many were written and that the output is incomplete.
+// on stderr, in the one line Run reports, how many were written and that
+// the output is incomplete.
 func TestSplitStdoutInterrupted(t *testing.T) {
 	var stdout, stderr strings.Builder
 	e := &env{stdout: &stdout, stderr: &stderr}
@@ -141,7 +142,7 @@ func TestSplitStdoutInterrupted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
 	err := f.write(&cancelAfter{ctx, 2}, e, res)
-	if code := exitCode(err); code != exitInterrupt {
+	if code := e.report(err); code != exitInterrupt {
 		t.Fatalf("exit %d, want %d", code, exitInterrupt)
 	}
 	if want := "ctxtrim: interrupted after writing 2 of 4 parts to stdout; the output is incomplete\n"; stderr.String() != want {

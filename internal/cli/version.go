@@ -10,7 +10,7 @@ import (
 func runVersion(e *env, args []string) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)
 	pos, err := parseFlags(e, fs, args, "ctxtrim version (or ctxtrim --version)",
-		"Prints the module version ctxtrim was built as and the VCS revision it was built from\n(with \"modified\" when the work tree had uncommitted changes), from the build info.")
+		"Prints the module version ctxtrim was built as and the VCS revision it was built from\n(with \"modified\" when the work tree had uncommitted changes), from the build info;\n\"unknown revision\" when the build stamped none (go build -buildvcs=false).")
 	if err != nil {
 		return err
 	}
@@ -39,8 +39,16 @@ func versionLine(info *debug.BuildInfo) string {
 	for _, s := range info.Settings {
 		settings[s.Key] = s.Value
 	}
-	if r := settings["vcs.revision"]; r != "" {
+	switch r := settings["vcs.revision"]; {
+	case r != "":
 		parts = append(parts, "revision "+r)
+	case v != "(devel)":
+		// A module version (go install …@v1.2.0) names the source.
+	default:
+		// go build -buildvcs=false (which go does not record), outside
+		// a checkout, or where go could not run git: say so rather
+		// than print a bare "(devel)".
+		parts = append(parts, "unknown revision (built with -buildvcs=false, or outside a git checkout)")
 	}
 	if t := settings["vcs.time"]; t != "" {
 		parts = append(parts, t)
