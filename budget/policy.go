@@ -38,12 +38,18 @@ type Policy struct {
 // max output would take half the window or more (GPT-4's 8192 of 8192,
 // o3's 100K of 200K, or any model behind a server configured with a
 // smaller window, as an overflow error reports), a quarter of the window,
-// so that input keeps most of the room; and none when the model's output
-// does not share its window (Gemini).
+// so that input keeps most of the room, as for a model whose max output is
+// unknown; and none when the model's output does not share its window
+// (Gemini).
 func DefaultReserve(m Model, window int) int {
 	switch {
 	case m.SeparateOutput:
 		return 0
+	case m.MaxOutput <= 0:
+		// A model described by a window alone (-window N -encoding E):
+		// its max output is unknown, so it may take half the window or
+		// more, and the rule for such a model applies.
+		return window / 4
 	case m.MaxOutput*2 >= window:
 		return window / 4
 	}

@@ -62,6 +62,9 @@ func TestResolvePrecedence(t *testing.T) {
 		{"flags beat config reserve", "reserve = 1000\nmargin = 500", `model = "gpt-4o"`, []string{"-reserve", "2000", "-margin", "0"}, got{"gpt-4o", 128000, 2000, -1, 128000 - 2000}},
 		{"gemini output is separate", "", "", []string{"-model", "gemini-2.5-pro"}, got{"gemini-2.5-pro", 1048576, 0, 0, 1048576 - 20972}},
 		{"gpt-4 reserve capped", "", "", []string{"-model", "gpt-4"}, got{"gpt-4", 8192, 2048, 0, 8192 - 2048 - 164}},
+		// A model known only by its window and encoding reserves what a
+		// model of unknown max output does: a quarter (issue 61 item 5).
+		{"window and encoding reserve a quarter", "", "", []string{"-window", "8192", "-encoding", "o200k_base"}, got{"", 8192, 2048, 0, 8192 - 2048 - 164}},
 		{"window from error, reserve from model", "", "", []string{"-model", "claude-sonnet-4-5", "-from-error", "prompt is too long: 210000 tokens > 200000 maximum"}, got{"claude-sonnet-4-5", 200000, 64000, 0, 200000 - 64000 - 4000}},
 		{"reserve from error", "", "", []string{"-model", "gpt-4o", "-from-error", "This model's maximum context length is 24000 tokens. However, you requested 30000 tokens (26000 in the messages, 4000 in the completion)."}, got{"gpt-4o", 24000, 4000, 0, 24000 - 4000 - 480}},
 		{"config adds a model", "", "[models.\"my-llm\"]\nfamily = \"llama\"\nwindow = 32768\nmax_output = 4096\n", []string{"-model", "my-llm"}, got{"my-llm", 32768, 4096, 0, 32768 - 4096 - 656}},
@@ -333,5 +336,30 @@ func checkUnreadableUserConfig(t *testing.T, path, why string) {
 	_, stderr, code := runBuf(t, "", "check")
 	if code != exitOK || strings.Count(stderr, path) != 1 || strings.Count(stderr, "\n") != 1 {
 		t.Errorf("check: exit %d, stderr %q; want %d and one warning line naming %s", code, stderr, exitOK, path)
+	}
+}
+
+// TestFromErrorDisagrees: -from-error stating another window than the
+// named model's is used, and said (issue 61 item 13): a pasted error of
+// another model would otherwise give an 8k model a 200k budget silently.
+func TestFromErrorDisagrees(t *testing.T) {
+	writeConfigs(t, "", "")
+	for _, tc := range []struct {
+		name, errText string
+		warn          bool
+	}{
+		{"another window", "prompt is too long: 210000 tokens > 200000 maximum", true},
+		{"the model's own window", "This model's maximum context length is 8192 tokens. However, your messages resulted in 9000 tokens.", false},
+		{"no window stated", "Input is too long for requested model.", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, stderr, code := runBuf(t, "hello\n", "fit", "-model", "gpt-4", "-from-error", tc.errText)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			if got := strings.Contains(stderr, "-from-error states a window of"); got != tc.warn {
+				t.Errorf("warning %v, want %v; stderr:\n%s", got, tc.warn, stderr)
+			}
+		})
 	}
 }

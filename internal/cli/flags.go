@@ -293,6 +293,13 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	case ov.Window > 0:
 		window = ov.Window
 		notes = append(notes, fmt.Sprintf("window %d from the error text", window))
+		if known && p.model.Window > 0 && p.model.Window != ov.Window {
+			// A provider that serves the model with another window is
+			// the truth, but a pasted error of another model is a
+			// mistake the user should see.
+			b.warnings = append(b.warnings, fmt.Sprintf("-from-error states a window of %d tokens, %s's is %d: using the error's; if the error is another model's, drop -from-error",
+				ov.Window, p.model.Name, p.model.Window))
+		}
 	case b.fromError != "" && window > 0:
 		notes = append(notes, fmt.Sprintf("the error text states no window; using %s's %d", p.model.Name, window))
 	}

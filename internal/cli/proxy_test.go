@@ -149,7 +149,7 @@ func TestProxyResolve(t *testing.T) {
 		{"a smaller learned window beats -window", []string{"-window", "24000"}, "gpt-4o", 16000, 16000, 16000 / budget.LearnedReserveDivisor, ""},
 		{"-reserve wins over the learned default", []string{"-reserve", "1000"}, "gpt-4o", 16000, 16000, 1000, ""},
 		{"unknown", nil, "my-llama", 0, 0, 0, "unknown model"},
-		{"unknown with -window", []string{"-window", "8192"}, "my-llama", 0, 8192, 0, ""},
+		{"unknown with -window: its max output unknown, a quarter", []string{"-window", "8192"}, "my-llama", 0, 8192, 8192 / 4, ""},
 		{"unknown with -model", []string{"-model", "gpt-4o"}, "my-llama", 0, 128000, 16384, ""},
 		{"-reserve", []string{"-reserve", "1000"}, "gpt-4o", 0, 128000, 1000, ""},
 	} {
