@@ -96,7 +96,7 @@ func (b *budgetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.model, "model", "", "model `M` whose window and tokenizer to use (see ctxtrim models)")
 	fs.StringVar(&b.encoding, "encoding", "", "count exactly with tiktoken encoding `E` (o200k_base, cl100k_base) instead of the model's")
 	fs.Var(&b.window, "window", "context window `N` in tokens, for models missing from the table")
-	fs.Var(&b.reserve, "reserve", "tokens `N` kept for the model's output (default: the model's max output)")
+	fs.Var(&b.reserve, "reserve", "tokens `N` kept for the model's output (default: its max output; a quarter of the window when that is half of it or more, or unknown)")
 	fs.Var(&b.margin, "margin", "tokens `N` kept free as a safety margin (default: 2% of the window)")
 	fs.Var(&b.budget, "budget", "input budget `N` in tokens, instead of window − reserve − margin (not with -reserve or -margin)")
 	fs.StringVar(&b.fromError, "from-error", "", "take the window from a provider's context-overflow error `TEXT`, or @FILE")
