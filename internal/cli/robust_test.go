@@ -301,6 +301,7 @@ func TestInputCapsMemory(t *testing.T) {
 		{"fit", "-budget", "100"},
 		{"split", "-budget", "1000"},
 		{"history", "-budget", "1000"},
+		{"count", "-chat"},
 		{"-budget", "4000", "-C", t.TempDir()},
 	} {
 		t.Run(args[0], func(t *testing.T) {
