@@ -163,10 +163,10 @@ func TestForCodexSaysWhichConfig(t *testing.T) {
 	}{
 		{"read", read, nil, "ctxtrim: for codex: read " + filepath.Join(read, "config.toml") + "; model gpt-5.5 (config.toml)\n"},
 		{"-model", read, []string{"-model", "gpt-6.1-sol"}, "ctxtrim: for codex: read " + filepath.Join(read, "config.toml") +
-			"; model gpt-6.1-sol (-model; not in ctxtrim's model table, so counted with o200k_base)\n"},
+			"; model gpt-6.1-sol (-model)\n"},
 		{"CODEX_HOME does not exist", missing, nil, "ctxtrim: for codex: no config read: CODEX_HOME " + missing +
 			" does not exist (codex exec refuses to start without it); model " + codex.DefaultModel + " (Codex " + codex.Version +
-			"'s default; not in ctxtrim's model table, so counted with o200k_base)\n"},
+			"'s default)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("CODEX_HOME", tc.home)
