@@ -308,7 +308,7 @@ func TestUnreadableUserConfig(t *testing.T) {
 
 // checkUnreadableUserConfig checks that the user file at path, unreadable
 // for the reason why, is a warning: loadConfig returns one, and commands
-// succeed (check prints the warning once).
+// succeed, each printing the warning once.
 func checkUnreadableUserConfig(t *testing.T, path, why string) {
 	t.Helper()
 	cfg, err := loadConfig(".", "")
@@ -329,9 +329,17 @@ func checkUnreadableUserConfig(t *testing.T, path, why string) {
 		if args[0] == "history" {
 			stdin = `{"messages":[{"role":"user","content":"hi"}]}`
 		}
-		if _, stderr, code := runBuf(t, stdin, args...); code != exitOK {
+		_, stderr, code := runBuf(t, stdin, args...)
+		if code != exitOK {
 			t.Errorf("ctxtrim %s: exit %d, want %d; stderr:\n%s", strings.Join(args, " "), code, exitOK, stderr)
 		}
+		// Every command says once what it went on without, as git does.
+		if strings.Count(stderr, path) != 1 {
+			t.Errorf("ctxtrim %s: stderr names %s %d times, want once:\n%s", strings.Join(args, " "), path, strings.Count(stderr, path), stderr)
+		}
+	}
+	if _, stderr, code := runBuf(t, "", "models"); code != exitOK || strings.Count(stderr, path) != 1 {
+		t.Errorf("models: exit %d, want %d and one warning naming %s:\n%s", code, exitOK, path, stderr)
 	}
 	_, stderr, code := runBuf(t, "", "check")
 	if code != exitOK || strings.Count(stderr, path) != 1 || strings.Count(stderr, "\n") != 1 {

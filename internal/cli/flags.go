@@ -200,6 +200,8 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	if err != nil {
 		return nil, err
 	}
+	// An unreadable user configuration is gone on without, and said.
+	b.warnings = append(b.warnings, cfg.warnings...)
 	table, err := cfg.table()
 	if err != nil {
 		return nil, err

@@ -77,6 +77,9 @@ func runMCP(e *env, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
+	for _, w := range cfg.warnings {
+		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", w)
+	}
 	table, err := cfg.table()
 	if err != nil {
 		return usageError(err)

@@ -185,6 +185,7 @@ func parseProxy(e *env, args []string) (*proxyOptions, error) {
 	if err != nil {
 		return nil, usageError(err)
 	}
+	bf.warn(e)
 	po.opts = proxy.Options{
 		Upstream: *upstream,
 		Resolve:  ms.Resolve,
@@ -260,6 +261,7 @@ func proxyModels(bf *budgetFlags, configFile string) (inflight.Models, error) {
 	if err != nil {
 		return inflight.Models{}, err
 	}
+	bf.warnings = append(bf.warnings, cfg.warnings...)
 	table, err := cfg.table()
 	if err != nil {
 		return inflight.Models{}, err
