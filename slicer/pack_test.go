@@ -144,7 +144,7 @@ func TestSelectSameInEveryFormat(t *testing.T) {
 				if format == FormatPaths {
 					var lines []string
 					for _, f := range sel.Files {
-						lines = append(lines, quotePath(f.Path)+"\t"+formatRanges(f.Ranges))
+						lines = append(lines, QuotePath(f.Path)+"\t"+formatRanges(f.Ranges))
 					}
 					if diff := cmp.Diff(strings.Join(lines, "\n"), strings.TrimSuffix(sel.Text, "\n")); diff != "" {
 						t.Fatalf("paths output (-want +got):\n%s", diff)

@@ -114,7 +114,7 @@ func (r *renderer) twinNote(views []*view, maps []*mapEntry) string {
 		}
 		var names []string
 		for _, t := range ts[:min(len(ts), maxTwinNames)] {
-			names = append(names, quotePath(t))
+			names = append(names, QuotePath(t))
 		}
 		if n := len(ts) - maxTwinNames; n > 0 {
 			names = append(names, plural(n, "more file"))
@@ -127,7 +127,7 @@ func (r *renderer) twinNote(views []*view, maps []*mapEntry) string {
 		if len(ts) > 1 {
 			verb = "have"
 		}
-		fmt.Fprintf(&b, " %s %s the same content as %s.", list, verb, quotePath(kept))
+		fmt.Fprintf(&b, " %s %s the same content as %s.", list, verb, QuotePath(kept))
 	}
 	for _, v := range views {
 		say(v.path)
@@ -214,7 +214,7 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 	case FormatPaths:
 		var b strings.Builder
 		for _, v := range views {
-			b.WriteString(quotePath(v.path) + "\t" + formatRanges(v.ranges) + "\n")
+			b.WriteString(QuotePath(v.path) + "\t" + formatRanges(v.ranges) + "\n")
 		}
 		return b.String()
 	}
@@ -269,7 +269,7 @@ func (r *renderer) block(v *view) string {
 	for strings.Contains(v.body, fence) {
 		fence += "`"
 	}
-	return fmt.Sprintf("## %s:%s (%s, %d lines)\n\n%s%s\n%s%s\n", quotePath(v.path), ranges, kind, v.lines,
+	return fmt.Sprintf("## %s:%s (%s, %d lines)\n\n%s%s\n%s%s\n", QuotePath(v.path), ranges, kind, v.lines,
 		fence, fenceLang(v.lang, v.path), v.body, fence)
 }
 
@@ -312,7 +312,7 @@ func (r *renderer) mapLine(m *mapEntry) string {
 		return string(b) + "\n"
 	}
 	var b strings.Builder
-	b.WriteString(quotePath(m.path) + ":\n")
+	b.WriteString(QuotePath(m.path) + ":\n")
 	for _, s := range m.sigs {
 		b.WriteString("  " + s + "\n")
 	}
@@ -325,14 +325,17 @@ func (r *renderer) mapLine(m *mapEntry) string {
 	return b.String()
 }
 
-// quotePath writes a path for the line-based text of the formats: the
-// markdown header, the paths format's path<TAB>ranges, the map, the XML
-// attribute. A path holding a control character (a tab or a newline among
-// them, which git allows) or invalid UTF-8 would break those lines, and one
-// starting with a double quote would read as quoted: such a path is written
-// as a double-quoted Go string literal, as git writes unusual names
-// (core.quotePath). JSON escapes paths itself.
-func quotePath(p string) string {
+// QuotePath writes a path for line-based text: the formats' markdown
+// header, the paths format's path<TAB>ranges, the map, the XML attribute,
+// and the lines a command prints about files (-explain's), so that all
+// write one name one way. A path holding a control
+// character (a tab or a newline among them, which git allows) or invalid
+// UTF-8 would break those lines, and one starting with a double quote
+// would read as quoted: such a path is written as a double-quoted Go
+// string literal, as git writes unusual names (core.quotePath), which
+// strconv.Unquote reads back; any other path is returned as it is. JSON
+// escapes paths itself.
+func QuotePath(p string) string {
 	if strings.HasPrefix(p, `"`) || !utf8.ValidString(p) || strings.IndexFunc(p, unicode.IsControl) >= 0 {
 		return strconv.Quote(p)
 	}
@@ -341,7 +344,7 @@ func quotePath(p string) string {
 
 // jsonPath writes a path for JSON, which escapes control characters but
 // cannot carry bytes that are not UTF-8 (encoding/json writes U+FFFD for
-// them, another path): such a path is written quoted, as quotePath does.
+// them, another path): such a path is written quoted, as QuotePath does.
 func jsonPath(p string) string {
 	if !utf8.ValidString(p) {
 		return strconv.Quote(p)
@@ -394,11 +397,11 @@ func xmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(xmlChars(s))
 }
 
-// xmlPath writes a path for an XML attribute: as quotePath does, and
+// xmlPath writes a path for an XML attribute: as QuotePath does, and
 // Go-quoted too when it holds a character XML cannot carry (U+FFFE, which
-// quotePath leaves), so that every path reads back as itself.
+// QuotePath leaves), so that every path reads back as itself.
 func xmlPath(p string) string {
-	if q := quotePath(p); xmlChars(q) == q {
+	if q := QuotePath(p); xmlChars(q) == q {
 		return q
 	}
 	return strconv.Quote(p)

@@ -21,7 +21,7 @@ import (
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
-// unquotePath reverses quotePath.
+// unquotePath reverses QuotePath.
 func unquotePath(t *testing.T, p string) string {
 	t.Helper()
 	if !strings.HasPrefix(p, `"`) {
@@ -122,13 +122,13 @@ func FuzzQuotePath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
-		q := quotePath(p)
+		q := QuotePath(p)
 		if !utf8.ValidString(q) || strings.IndexFunc(q, unicode.IsControl) >= 0 {
-			t.Fatalf("quotePath(%q) = %q: control character or invalid UTF-8", p, q)
+			t.Fatalf("QuotePath(%q) = %q: control character or invalid UTF-8", p, q)
 		}
 		if q != p {
 			if u, err := strconv.Unquote(q); err != nil || u != p {
-				t.Fatalf("quotePath(%q) = %q reads back as %q (%v)", p, q, u, err)
+				t.Fatalf("QuotePath(%q) = %q reads back as %q (%v)", p, q, u, err)
 			}
 		}
 	})

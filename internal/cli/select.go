@@ -222,7 +222,7 @@ func runSelect(e *env, args []string) error {
 	if n := len(sel.Redactions); n > 0 && explain.mode != "json" { // JSON lists them itself
 		var where []string
 		for _, r := range sel.Redactions {
-			where = append(where, fmt.Sprintf("%s:%d (%s)", r.Path, r.Line, r.Rule))
+			where = append(where, fmt.Sprintf("%s:%d (%s)", slicer.QuotePath(r.Path), r.Line, r.Rule))
 		}
 		fmt.Fprintf(e.stderr, "ctxtrim: redacted %d secret(s): %s; --no-redact to keep them\n", n, strings.Join(where, ", "))
 	}
@@ -244,6 +244,9 @@ func runSelect(e *env, args []string) error {
 }
 
 // writeExplain prints the budget breakdown and per-file scores as a table.
+// Paths are written as the prompt writes them (slicer.QuotePath): a name
+// holding a newline or a byte that is not UTF-8 printed raw would split
+// the table's rows.
 func writeExplain(w io.Writer, sel *slicer.Selection) {
 	b := sel.Breakdown
 	fmt.Fprintf(w, "budget %d: task %d, note %d, context %d (whole files %d, definitions %d), map %d, free %d (total %d)\n",
@@ -254,7 +257,7 @@ func writeExplain(w io.Writer, sel *slicer.Selection) {
 		g := s.Signals
 		fmt.Fprintf(tw, "%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.2f\t%d\t %s\t %s\t %s\n",
 			k, g.Score, g.Lexical, g.Mention, g.Graph, g.Recency, g.CoChange, g.Dirty, g.Pair, g.Class,
-			s.Tokens, orDash(string(s.Granularity)), s.Path, strings.Join(g.Why, "; "))
+			s.Tokens, orDash(string(s.Granularity)), slicer.QuotePath(s.Path), strings.Join(g.Why, "; "))
 	}
 	k := 0
 	for _, s := range sel.Files {
@@ -275,7 +278,7 @@ func writeExplain(w io.Writer, sel *slicer.Selection) {
 		if len(s.Units) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "%s:\n", s.Path)
+		fmt.Fprintf(w, "%s:\n", slicer.QuotePath(s.Path))
 		fill, lines := 0, 0
 		for _, u := range s.Units {
 			if u.Fill {
