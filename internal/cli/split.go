@@ -505,12 +505,21 @@ const manifestName = "manifest.json"
 func writeDir(ctx context.Context, dir string, parts partList, isJSON bool, manifest []byte) (err error) {
 	dir = filepath.Clean(dir)
 	parent := filepath.Dir(dir)
+	// The parts are written beside dir, then moved into place: an error
+	// names the directory the user chose, not that temporary one.
+	cannot := func(err error) error {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("-out %s: cannot create it: %w", dir, err)
+	}
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
+		return cannot(err)
 	}
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(dir)+".ctxtrim-")
 	if err != nil {
-		return err
+		return cannot(err)
 	}
 	defer func() {
 		if tmp != "" {

@@ -152,3 +152,22 @@ func TestSplitStdoutInterrupted(t *testing.T) {
 		t.Errorf("stdout %q, want parts 1 and 2", stdout.String())
 	}
 }
+
+// TestWriteDirNamesOut: a -out directory that cannot be made is named as
+// the user gave it, not as the temporary directory beside it that the
+// parts are first written to (issue 61 item 11).
+func TestWriteDirNamesOut(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{
+		filepath.Join(file, "parts"),         // the parent is a file
+		filepath.Join(file, "sub", "parts"), // MkdirAll of the parent fails
+	} {
+		err := writeDir(context.Background(), dir, testParts(2), false, []byte("{}"))
+		if err == nil || !strings.HasPrefix(err.Error(), "-out "+dir+": cannot create it: ") || strings.Contains(err.Error(), ".ctxtrim-") {
+			t.Errorf("writeDir(%s) = %v; want an error naming -out %s and no temporary directory", dir, err, dir)
+		}
+	}
+}
