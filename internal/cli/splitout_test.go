@@ -162,7 +162,7 @@ func TestWriteDirNamesOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, dir := range []string{
-		filepath.Join(file, "parts"),         // the parent is a file
+		filepath.Join(file, "parts"),        // the parent is a file
 		filepath.Join(file, "sub", "parts"), // MkdirAll of the parent fails
 	} {
 		err := writeDir(context.Background(), dir, testParts(2), false, []byte("{}"))
