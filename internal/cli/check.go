@@ -120,10 +120,12 @@ func runCheck(e *env, args []string) error {
 		return err
 	}
 	if _, ok := repoRoot(o.dir); o.stagedDiff && !ok {
+		// Where to run is the caller's choice, as for split -staged: a
+		// usage error.
 		if _, err := index.OpenRepository(o.dir); errors.Is(err, index.ErrBareRepository) {
-			return fmt.Errorf("check -staged: %s: %w", root, err)
+			return usageError(fmt.Errorf("check -staged: %s: %w", root, err))
 		}
-		return fmt.Errorf("check -staged: %s is not inside a git repository (run it there, or pass -C DIR)", root)
+		return usageError(fmt.Errorf("check -staged: %s is not inside a git repository (run it there, or pass -C DIR)", root))
 	}
 	cfg, err := loadConfig(root, o.configPath)
 	if err != nil {

@@ -76,7 +76,7 @@ func TestMisplacedAndEmptyArguments(t *testing.T) {
 		{"history FILE then flags", []string{"history", "a.json", "-budget", "100"}, exitOK, `"content":"hi"`, ""},
 		{"history errors name the file", []string{"history", "AGENTS.md", "-budget", "100"}, exitBadInput, "", "ctxtrim: AGENTS.md: line 1, column 1: invalid character"},
 		{"history on a directory", []string{"history", ".", "-budget", "100"}, exitUsage, "", ".: is a directory"},
-		{"check -staged-diff outside a repository", []string{"check", "-staged-diff", "-C", "/"}, exitError, "", "is not inside a git repository"},
+		{"check -staged-diff outside a repository", []string{"check", "-staged-diff", "-C", "/"}, exitUsage, "", "is not inside a git repository"},
 		{"history budget with margin", []string{"history", "-budget", "100", "-margin", "0", "/nonexistent"}, exitUsage, "", "-margin applies only"},
 		// A missing directory is named by the flag as typed: -C, or its
 		// alias -repo (--repo), which the error had called -C.
