@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/internal/badutf8"
+	"github.com/ctxtrim/ctxtrim/slicer"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
@@ -136,7 +137,9 @@ func displayName(name string) string {
 	if name == "-" {
 		return "(stdin)"
 	}
-	return name
+	// A newline or a byte that is not UTF-8 in a name would split the
+	// table: quoted as git and the prompt quote such names.
+	return slicer.QuotePath(name)
 }
 
 // worseExit keeps the more serious of two exit codes: runtime errors beat

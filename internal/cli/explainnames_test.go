@@ -90,3 +90,34 @@ func TestExplainUnusualNames(t *testing.T) {
 		}
 	})
 }
+
+// TestCountUnusualNames: count writes such names quoted as -explain and the
+// prompt do, one row each (issue 61 item 10).
+func TestCountUnusualNames(t *testing.T) {
+	dir := t.TempDir()
+	var args []string
+	for _, name := range []string{"new\nline.txt", "bad\xffname.txt"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("hello world\n"), 0o644); err != nil {
+			t.Logf("the OS refuses the name %q, so it is not tested here: %v", name, err)
+			continue
+		}
+		args = append(args, p)
+	}
+	if len(args) == 0 {
+		t.Skip("the OS refuses every unusual name tested")
+	}
+	stdout, stderr, code := runBuf(t, "", append([]string{"count"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if want := len(args) + 1; len(lines) != want { // a total row after them
+		t.Errorf("%d lines, want %d (one per file and the total):\n%s", len(lines), want, stdout)
+	}
+	for _, p := range args {
+		if !strings.Contains(stdout, slicer.QuotePath(p)) {
+			t.Errorf("stdout lacks %s:\n%s", slicer.QuotePath(p), stdout)
+		}
+	}
+}

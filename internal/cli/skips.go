@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/ctxtrim/ctxtrim/slicer"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
@@ -40,7 +41,7 @@ func reportSelectSkips(e *env, task string, skips []index.Skip, verbose bool) {
 	words := pathWords(task)
 	lower := strings.ToLower(task)
 	for _, s := range skips {
-		line := fmt.Sprintf("%s: %s", s.Path, s.Reason)
+		line := fmt.Sprintf("%s: %s", slicer.QuotePath(s.Path), s.Reason)
 		if s.Detail != "" {
 			line += " (" + s.Detail + ")"
 		}
@@ -52,7 +53,7 @@ func reportSelectSkips(e *env, task string, skips []index.Skip, verbose bool) {
 		if !problem || !pathMatters(s.Path, lower, words) {
 			continue
 		}
-		msg := fmt.Sprintf("ctxtrim: %s: left out: %s", s.Path, s.Reason)
+		msg := fmt.Sprintf("ctxtrim: %s: left out: %s", slicer.QuotePath(s.Path), s.Reason)
 		if s.Detail != "" {
 			msg += " (" + s.Detail + ")"
 		}
