@@ -159,14 +159,6 @@ func openInput(e *env, name, what, dirHint string) (io.Reader, string, func(), e
 	return f, name, func() { f.Close() }, nil
 }
 
-// readAll reads select's task from r, named where: readInput with
-// taskInput's cap, so that "ctxtrim < /dev/zero" stops at its first NUL
-// and an endless pipe at the cap. Messages name it "the task on WHERE",
-// as select's own checks do.
-func readAll(r io.Reader, where string) ([]byte, error) {
-	return readInput(r, "the task on "+where, taskInput)
-}
-
 // readFileFlag reads the file at path that a flag names (-instructions
 // FILE, -from-error @FILE, -config FILE); where is the flag as given
 // ("-instructions x.md"). It reads through readInput with flagFileInput's

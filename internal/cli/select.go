@@ -52,8 +52,9 @@ much less than the prompt, and that also fits as markdown or xml.
 one); they scope what is shown, not what is ranked: every file still
 counts for the ranking. -exclude wins, also over a file the task names.
 
-Exit status: 0 on success, 2 on a usage error, 5 when the task alone does
-not fit the budget (split it with ctxtrim split), 1 on other failures.`
+Exit status: 0 on success, 2 on a usage error, 4 when the task is empty,
+binary, not UTF-8 or over 64 MiB, 5 when the task alone does not fit the
+budget (split it with ctxtrim split), 1 on other failures.`
 )
 
 // explainFlag is -explain (text) or -explain=json.
@@ -124,6 +125,9 @@ func runSelect(e *env, args []string) error {
 			return usageError(fmt.Errorf("%s: %w", f.name, err))
 		}
 	}
+	if o.history < -1 {
+		return usageError(fmt.Errorf("-history %d: want a number of commits, 0 for the default (300) or -1 for none", o.history))
+	}
 	switch o.format {
 	case slicer.FormatMarkdown, slicer.FormatXML, slicer.FormatJSON, slicer.FormatPaths:
 	default:
@@ -138,11 +142,19 @@ func runSelect(e *env, args []string) error {
 		return usageError(fmt.Errorf("%s %s: %w", dirFlag, o.repo, err))
 	}
 	task := strings.Join(words, " ")
+	if len(words) > 0 && strings.TrimSpace(task) == "" {
+		// ctxtrim "" is a mistake (an empty shell variable), not a
+		// request to read stdin.
+		return usageError(errors.New("the task argument is empty: pass the task, or no argument to read it from stdin"))
+	}
+	if task != "" && task != "-" {
+		noteIgnoredStdin(e, "the task arguments")
+	}
 	if task == "" || task == "-" {
 		if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 			return usageError(errors.New("no task: pass it as arguments or on stdin (ctxtrim -h for help)"))
 		}
-		b, err := readAll(e.stdin, stdinName)
+		b, err := readInput(e.stdin, "the task on "+stdinName, taskInput)
 		if err != nil {
 			return err
 		}
