@@ -29,7 +29,7 @@ func TestPolicyLimits(t *testing.T) {
 		{"a larger stated window does not lift the policy's", Policy{Window: 20000, Reserve: 1000}, gpt4o, Overflow{Window: 24000}, Limits{Window: 20000, Reserve: 1000}, nil},
 		{"no reserve", Policy{Reserve: NoReserve}, gpt4o, Overflow{}, Limits{Window: 128000}, nil},
 		{"unknown model, no window", Policy{}, Model{Name: "x"}, Overflow{}, Limits{}, ErrNoWindow},
-		{"unknown model, window given", Policy{Window: 8000}, Model{Name: "x"}, Overflow{}, Limits{Window: 8000}, nil},
+		{"unknown model, window given: its max output unknown, a quarter", Policy{Window: 8000}, Model{Name: "x"}, Overflow{}, Limits{Window: 8000, Reserve: 2000}, nil},
 		{"no room", Policy{Reserve: 128000}, gpt4o, Overflow{}, Limits{}, ErrNoFit},
 	}
 	for _, tc := range tests {
