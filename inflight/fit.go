@@ -232,17 +232,7 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 		return res
 	}
 	after := history.Tokens(pr.Conversation, c)
-	if res.minimal {
-		var out bytes.Buffer
-		if err := pr.Conversation.Encode(&out); err != nil {
-			res.note = "cannot encode the pruned request: " + err.Error()
-			return res
-		}
-		res.body, res.changed, res.after = out.Bytes(), pr.Changed(), after
-		res.steps = describeSteps(pr)
-		return res
-	}
-	if after > limit {
+	if after > limit && !res.minimal {
 		res.note = fmt.Sprintf("cannot fit: pruned to %d tokens, over the limit of %d", after, limit)
 		return res
 	}
@@ -253,7 +243,9 @@ func (ft fitter) fit(model string, body []byte, conv *history.Conversation, pars
 	}
 	res.body, res.changed, res.after = out.Bytes(), pr.Changed(), after
 	res.steps = describeSteps(pr)
-	if ft.sticky != nil && res.changed {
+	// The smallest valid form is not a pruned form to extend: the next
+	// request, larger, cannot fit the limit either.
+	if ft.sticky != nil && res.changed && !res.minimal {
 		ft.sticky.store(model, limit, hs[len(hs)-1], pr.Conversation.Items())
 	}
 	return res

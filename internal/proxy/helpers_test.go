@@ -92,26 +92,26 @@ func newRig(t testing.TB, s *stub, opts Options) *rig {
 	if opts.Logf == nil {
 		opts.Logf = r.log.logf
 	}
-	p, err := New(&opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.rand = func() float64 { return 0.5 }
+	opts.Rand = func() float64 { return 0.5 }
 	// The proxy's clock moves by its waits alone: a wait computed from a
 	// Retry-After is then exact, however long the loopback round trips
 	// take on a loaded machine.
 	clock := time.Now()
-	p.sleep = func(ctx context.Context, d time.Duration) error {
+	opts.Sleep = func(ctx context.Context, d time.Duration) error {
 		r.mu.Lock()
 		r.waits = append(r.waits, d.String())
 		clock = clock.Add(d)
 		r.mu.Unlock()
 		return ctx.Err()
 	}
-	p.now = func() time.Time {
+	opts.Now = func() time.Time {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return clock
+	}
+	p, err := New(&opts)
+	if err != nil {
+		t.Fatal(err)
 	}
 	r.proxy = p
 	r.front = httptest.NewServer(p)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -68,6 +67,12 @@ type Options struct {
 	Transport http.RoundTripper
 	// Logf receives one line per request and nothing else; nil discards.
 	Logf func(format string, args ...any)
+	// Sleep, Now and Rand are inflight.Options': the wait between
+	// attempts, the clock (which also times the log's latency) and the
+	// backoff's jitter; nil for the defaults. Tests set them.
+	Sleep func(ctx context.Context, d time.Duration) error
+	Now   func() time.Time
+	Rand  func() float64
 }
 
 // Proxy is the in-flight fitter, an http.Handler. It is safe for
@@ -79,14 +84,7 @@ type Proxy struct {
 	rp       *httputil.ReverseProxy
 	base     http.RoundTripper
 	logf     func(format string, args ...any)
-
-	// Test hooks, passed to the fitter: the jitter source, the wait and
-	// the clock that measures it (a test's clock moves with its waits
-	// alone, so a Retry-After's remainder does not depend on the
-	// machine's load). Set before the first request.
-	rand  func() float64
-	sleep func(ctx context.Context, d time.Duration) error
-	now   func() time.Time
+	now      func() time.Time // Options.Now, else time.Now
 }
 
 // New returns a Proxy for opts.
@@ -104,17 +102,17 @@ func New(opts *Options) (*Proxy, error) {
 	if opts.Budget < 0 || opts.MaxBody < 0 {
 		return nil, fmt.Errorf("negative budget (%d) or body limit (%d)", opts.Budget, opts.MaxBody)
 	}
-	p := &Proxy{upstream: u, opts: *opts, rand: rand.Float64, sleep: sleepCtx, now: time.Now}
+	p := &Proxy{upstream: u, opts: *opts, now: opts.Now}
+	if p.now == nil {
+		p.now = time.Now
+	}
 	if p.opts.MaxBody == 0 {
 		p.opts.MaxBody = DefaultMaxBody
 	}
 	p.fit, err = inflight.New(&inflight.Options{
 		Resolve: opts.Resolve, Budget: opts.Budget, Fallback: opts.Fallback, Retry: opts.Retry,
 		Step: opts.Step, StickyBytes: opts.StickyBytes, History: opts.History, DryRun: opts.DryRun,
-		// Through the proxy's fields, so that tests may set them after New.
-		Rand:  func() float64 { return p.rand() },
-		Sleep: func(ctx context.Context, d time.Duration) error { return p.sleep(ctx, d) },
-		Now:   func() time.Time { return p.now() },
+		Sleep: opts.Sleep, Now: opts.Now, Rand: opts.Rand,
 	})
 	if err != nil {
 		return nil, err
@@ -148,20 +146,6 @@ type logWriter func(format string, args ...any)
 func (l logWriter) Write(b []byte) (int, error) {
 	l("%s", strings.TrimRight(string(b), "\n"))
 	return len(b), nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // routeOf returns the format of a fitted route, "" for a request that is
