@@ -407,6 +407,18 @@ func (m Model) Counter() (Counter, error) {
 	return Scaled(c, m.Factor), nil
 }
 
+// WithEncoding returns m counted exactly with encoding instead of its own
+// tokenizer (-encoding, an MCP call's encoding): the window and output stay
+// the model's; "" returns m unchanged. Every caller that lets a user name
+// the encoding goes through it.
+func (m Model) WithEncoding(encoding string) Model {
+	if encoding == "" {
+		return m
+	}
+	m.Encoding, m.Factor, m.Estimate = encoding, 1, false
+	return m
+}
+
 // Scaled returns a Counter whose counts are c's × factor, rounded up. A
 // factor of 1 (or less) returns c itself. Scaled counts are not additive:
 // Count(a+b) may differ from Count(a)+Count(b) by one, like exact counts at

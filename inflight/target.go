@@ -85,9 +85,7 @@ func (ms Models) Resolve(model string, learned int) (Target, error) {
 			return Target{}, err
 		}
 	}
-	if ms.Encoding != "" {
-		m.Encoding, m.Factor, m.Estimate = ms.Encoding, 1, false
-	}
+	m = m.WithEncoding(ms.Encoding)
 	pol := ms.Policy
 	// budget's plan is the one place a model becomes a counter and limits.
 	plan, err := m.Plan(&pol, budget.Overflow{Window: learned})

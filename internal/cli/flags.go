@@ -124,26 +124,22 @@ type budgetPlan struct {
 // the model's (p.model, when the table knows it: its encoding × its
 // family's factor); else o200k_base, exact.
 func (p *budgetPlan) setCounter(encoding string, known bool) error {
-	switch {
-	case encoding != "":
-		c, err := budget.NewEncodingCounter(encoding)
-		if err != nil {
+	if encoding != "" {
+		if _, err := budget.NewEncodingCounter(encoding); err != nil {
 			return fmt.Errorf("-encoding: %w", err)
 		}
-		p.counter, p.factor, p.encName = c, 1, encoding
-	case known:
-		c, err := p.model.Counter()
-		if err != nil {
-			return err
-		}
-		p.counter, p.factor, p.encName = c, p.model.Factor, p.model.Encoding
-	default:
-		c, err := budget.NewEncodingCounter(budget.O200kBase)
-		if err != nil {
-			return err
-		}
-		p.counter, p.factor, p.encName = c, 1, budget.O200kBase
 	}
+	m := p.model
+	if !known {
+		m = budget.Model{Name: m.Name, Encoding: budget.O200kBase}
+	}
+	// budget's one way from a model (and -encoding) to its counter.
+	m = m.WithEncoding(encoding)
+	c, err := m.Counter()
+	if err != nil {
+		return err
+	}
+	p.counter, p.factor, p.encName = c, max(m.Factor, 1), m.Encoding
 	return nil
 }
 

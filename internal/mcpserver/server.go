@@ -287,43 +287,39 @@ type counting struct {
 // the window); neither means the client's tokenizer (lim.countModel, else
 // o200k_base).
 func (s *Server) counting(model, encoding string, lim clientLimit) (*counting, error) {
+	if encoding != "" {
+		if _, err := budget.NewEncodingCounter(encoding); err != nil {
+			return nil, fmt.Errorf("encoding: %w", err)
+		}
+	}
 	cn := &counting{}
-	if model != "" {
-		m, err := s.table.Lookup(model)
+	m := budget.Model{Encoding: budget.O200kBase}
+	switch {
+	case model != "":
+		var err error
+		m, err = s.table.Lookup(model)
 		if errors.Is(err, budget.ErrUnknownModel) {
 			return nil, fmt.Errorf("%w; ctxtrim models lists the known ones, and without a model this client's tokenizer counts", err)
 		}
 		if err != nil {
 			return nil, err
 		}
-		c, err := m.Counter()
-		if err != nil {
-			return nil, err
-		}
-		cn.c, cn.model, cn.encoding, cn.estimate, cn.window = c, m.Name, m.Encoding, m.Estimate, m.Window
-	}
-	if encoding != "" {
-		c, err := budget.NewEncodingCounter(encoding)
-		if err != nil {
-			return nil, fmt.Errorf("encoding: %w", err)
-		}
-		cn.c, cn.encoding, cn.estimate = c, encoding, false
-	}
-	if cn.c != nil {
-		return cn, nil
-	}
-	if lim.countModel != "" {
-		if m, err := s.table.Lookup(lim.countModel); err == nil {
-			if c, err := m.Counter(); err == nil {
-				return &counting{c: c, model: m.Name, encoding: m.Encoding, estimate: m.Estimate}, nil
-			}
+		cn.model, cn.window = m.Name, m.Window
+	case encoding == "" && lim.countModel != "":
+		// The client's own tokenizer, when the table knows its model.
+		if cm, err := s.table.Lookup(lim.countModel); err == nil {
+			m = cm
+			cn.model = cm.Name
 		}
 	}
-	c, err := budget.NewEncodingCounter(budget.O200kBase)
+	// budget's one way from a model (and an encoding) to its counter.
+	m = m.WithEncoding(encoding)
+	c, err := m.Counter()
 	if err != nil {
 		return nil, err
 	}
-	return &counting{c: c, encoding: budget.O200kBase}, nil
+	cn.c, cn.encoding, cn.estimate = c, m.Encoding, m.Estimate
+	return cn, nil
 }
 
 // budgetFor returns the token budget of a call: requested if given (at
