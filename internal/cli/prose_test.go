@@ -2,6 +2,8 @@ package cli
 
 import (
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -119,5 +121,28 @@ func TestTaskIsProseRun(t *testing.T) {
 	_, stderr, _ = runBuf(t, "", "-C", dir, "--budget", "4000", "retry", "-budget", "800")
 	if want := `ctxtrim: the task ends with "-budget 800", read as words of the task`; !strings.Contains(stderr, want) {
 		t.Errorf("stderr %q; want the note %q", stderr, want)
+	}
+}
+
+// TestSelectMaxFileSize: select takes -max-file-size as index does, and
+// the note about a file left out for its size points at it (issue 61
+// item 17: it pointed at an option select lacked).
+func TestSelectMaxFileSize(t *testing.T) {
+	isolateConfig(t)
+	dir := t.TempDir()
+	txtartest.Git(t, dir, "init", "-q")
+	big := "def retry_request():\n    pass\n" + strings.Repeat("# filler line of text\n", 60000) // 1.3 MB
+	if err := os.WriteFile(filepath.Join(dir, "retry.py"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	txtartest.Git(t, dir, "add", "-A")
+	txtartest.Git(t, dir, "commit", "-q", "-m", "big")
+	stdout, stderr, code := runBuf(t, "", "-C", dir, "-budget", "2000", "-format", "paths", "fix retry_request")
+	if code != exitOK || stdout != "" || !strings.Contains(stderr, "raise it with -max-file-size BYTES") {
+		t.Errorf("default limit: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+	stdout, stderr, code = runBuf(t, "", "-C", dir, "-budget", "2000", "-format", "paths", "-max-file-size", "4000000", "fix retry_request")
+	if code != exitOK || !strings.HasPrefix(stdout, "retry.py\t") {
+		t.Errorf("-max-file-size 4000000: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 }

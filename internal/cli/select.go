@@ -82,6 +82,7 @@ type selectOptions struct {
 	repo, format      string
 	noRedact, verbose bool
 	history           int
+	maxFileSize       int64
 	explain           explainFlag
 	include, exclude  stringList
 }
@@ -96,6 +97,7 @@ func (o *selectOptions) flagSet() *flag.FlagSet {
 	fs.StringVar(&o.format, "format", "markdown", "output `FORMAT`: markdown or xml (the prompt, within the budget; xml is one XML document), json (the selection for tools, within the budget as emitted, so it holds less than the prompt), or paths (one line per file shown, best first: path<TAB>start-end,…; a path holding a tab, newline or other control character is Go-quoted)")
 	fs.BoolVar(&o.noRedact, "no-redact", false, "do not replace secrets (keys, tokens, .env values) with placeholders")
 	fs.IntVar(&o.history, "history", 0, "first-parent commits `N` from HEAD for recency and co-change (0: 300, -1: none)")
+	fs.Int64Var(&o.maxFileSize, "max-file-size", 0, "leave out files larger than `BYTES` (0: 1 MiB, negative: no limit), as index does")
 	fs.BoolVar(&o.verbose, "v", false, "report progress and skipped files on stderr")
 	fs.Var(&o.explain, "explain", "explain the ranking and the budget on stderr; -explain=json for JSON")
 	fs.Var(&o.include, "include", "show only files matching gitignore `PATTERN` (repeatable; a file matching any is in)")
@@ -184,7 +186,7 @@ func runSelect(e *env, args []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	logf := e.logf(o.verbose)
-	ix, err := buildIndex(ctx, e, &index.Options{Dir: dir, Logf: logf})
+	ix, err := buildIndex(ctx, e, &index.Options{Dir: dir, Logf: logf, MaxFileSize: o.maxFileSize})
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ func problemSkip(reason string) (hint string, ok bool) {
 	case index.SkipNotUTF8:
 		return "", true // the detail says how to convert it
 	case index.SkipTooLarge:
-		return "it is over the file size limit (ctxtrim index -max-file-size shows it)", true
+		return "it is over the file size limit (raise it with -max-file-size BYTES)", true
 	}
 	return "", false
 }
