@@ -23,26 +23,6 @@ import (
 // the commits a task names by id: the files they changed and the lines
 // they wrote.
 
-const (
-	// defaultHistoryCommits bounds how far back the history goes, which
-	// bounds its cost: enough to see which files move together, recent
-	// enough to describe the code as it is.
-	defaultHistoryCommits = 300
-	// maxCommitFiles is the most files a commit may touch and still count:
-	// bulk renames, formatting sweeps and vendoring say nothing about
-	// which files belong together.
-	maxCommitFiles = 30
-	// recencyScale is the number of commits over which a change's weight
-	// in the recency signal falls by a factor e. Measured on the kit's 18
-	// sets in round 28: 20 won 12 tasks and lost 24, 80 won 6 and lost 22.
-	recencyScale = 40.0
-	// coChangeSeeds is how many of the best candidates seed co-change.
-	// Ten, so that the hubs just below five seeds are seeds themselves
-	// and gain nothing, won 7 of javapoet's tasks and lost 3 in round
-	// 31, but 46 and 70 over the 22 sets (files 23 won and 17 lost).
-	coChangeSeeds = 5
-)
-
 // readHistoryCLI is readHistory through the git command, which is about a
 // hundred times faster than go-git's tree diffs (go-git: 5.2 s, git log:
 // 0.05 s for 300 commits of go-git/go-git on this machine). It reads the
@@ -241,16 +221,6 @@ func (h *history) coChange(lk *lookup, n int, seeds []int, weight []float64) []f
 	}
 	return scaleToMax(out)
 }
-
-// Named commits: how much of one is read.
-const (
-	// maxCommitHunks is the most lines a named commit points at in one
-	// file: the first line of each of its first hunks there.
-	maxCommitHunks = 8
-	// maxPatchBytes bounds the files whose lines a named commit points at:
-	// diffing a larger blob costs more than the lines are worth.
-	maxPatchBytes = 1 << 20
-)
 
 // resolveCommits looks up the commits the task names in repo and fills in
 // the files each changed (against its first parent), with the lines of

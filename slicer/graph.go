@@ -10,28 +10,6 @@ import (
 // This file ranks files on the definition ↔ reference graph with a
 // personalized PageRank, the method of aider's repository map.
 
-const (
-	// pageRankDamping is the probability that the walk follows an edge
-	// rather than jumping back to the seeds. 0.85 is the customary value;
-	// lower keeps the walk nearer the seeds.
-	pageRankDamping = 0.85
-	// pageRankIterations bounds the power iteration; it stops earlier when
-	// the ranks move less than pageRankTolerance in L1.
-	pageRankIterations = 40
-	pageRankTolerance  = 1e-7
-	// reverseEdgeWeight weighs the edge from a definition back to the files
-	// that use it, against the forward edge from a use to the definition: a
-	// change to a function often means a change to its callers, but the
-	// definitions a file needs matter more.
-	reverseEdgeWeight = 0.3
-	// mentionedEdgeBoost multiplies edges through an identifier the task
-	// names: the walk should follow what the user talks about.
-	mentionedEdgeBoost = 10
-	// minRefLen is the shortest identifier that makes an edge: two-letter
-	// names are loop variables and receivers.
-	minRefLen = 3
-)
-
 // graph is a weighted directed graph over file indexes in compressed
 // sparse row form: the edges of node i are to[start[i]:start[i+1]].
 type graph struct {

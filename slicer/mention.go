@@ -52,10 +52,6 @@ type commitFile struct {
 	Lines []int
 }
 
-// maxNamedCommits bounds the commits a task may name that are looked up:
-// a list of many hashes is a log, not a pointer.
-const maxNamedCommits = 4
-
 // linkMention is a link to a file of a hosted repository: a GitHub or
 // GitLab "blob" URL, a Bitbucket "src" one. It names a file of this
 // repository only when Repo is one of its remotes (see acceptLinks).
@@ -154,24 +150,9 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 	}
 })
 
-// minQuoteLen is the shortest quoted string searched verbatim: shorter
-// strings match everywhere and say nothing.
-const minQuoteLen = 4
-
-// minFlagLen is the shortest flag name searched as a literal: --ip is
-// "ip" in the code that defines it.
-const minFlagLen = 2
-
 // flagNameRE is a long flag's name: words of letters and digits joined
 // by single dashes, the first starting with a letter.
 const flagNameRE = `[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*`
-
-// maxFlags bounds the flags searched: a task that lists many is a manual.
-const maxFlags = 6
-
-// maxBracePattern bounds a brace pattern of flags with the words after
-// it: a subject's pattern is a few words long.
-const maxBracePattern = 200
 
 // braceFlags expands the shell brace pattern that follows a flag's first
 // words, as a commit subject writes two flags in one: head "field" and

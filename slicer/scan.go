@@ -18,10 +18,6 @@ type hit struct {
 	Term int32 // index into query.terms, or -1-k for quote k
 }
 
-// maxHitsPerFile bounds the occurrences kept per file: enough to choose
-// definitions, not a second copy of the file.
-const maxHitsPerFile = 4096
-
 // fileStats is what one pass over a file's contents yields.
 type fileStats struct {
 	tf     []int32 // per query term
@@ -158,10 +154,6 @@ func literals(m mentions) []literal {
 	}
 	return out
 }
-
-// maxSiblingFlags bounds the sibling flags searched, as maxFlags bounds
-// the flags: each is one more search of every file.
-const maxSiblingFlags = 2 * maxFlags
 
 // siblingFlags returns the flags that may stand for a new flag of the
 // title: a task that adds --no-ignore-dot adds it where --no-ignore is

@@ -144,10 +144,6 @@ func importLines(lang string, lines []string) []bool {
 	return out
 }
 
-// maxImportLines bounds one import statement's continuation: past it, an
-// unclosed bracket is a parse the line scanner got wrong, not an import.
-const maxImportLines = 400
-
 // isImportLine reports whether t, a trimmed line, starts an import,
 // include or package statement.
 func isImportLine(lang, t string) bool {

@@ -14,54 +14,6 @@ import (
 // comment). Units depend on the file and the task only, never on the
 // budget, so that a larger budget shows a superset of a smaller one.
 
-// Unit scoring and shaping constants.
-const (
-	// unitK1 and unitB are BM25's parameters over the units of one file:
-	// a definition that uses a term three times is not three times as
-	// relevant, and a long definition collects hits by length alone.
-	// Measured on the kit's 18 sets at 8k/16k/32k against these: unitB
-	// 0.3 won 2 tasks and lost 12, 0.85 won 9 and lost 10; unitK1 0.8
-	// won 3 and lost 7, 2 won 5 and lost 7.
-	unitK1 = 1.2
-	unitB  = 0.6
-	// unitMentionBonus is added, in units of the task's strongest term
-	// weight, to a unit the task points at: the definition of a named
-	// symbol, a stack frame's line, a quoted string.
-	unitMentionBonus = 2.0
-	// unitFileIDFExp softens the within-file inverse document frequency
-	// that scales a term's weight over the units of one file: a term in
-	// every definition of the file (remote in remote.go) tells them apart
-	// less than one in a few, but it still says the file is about it.
-	// 0 ignores it, 1 applies it in full. Measured on the kit's eight
-	// repositories at 8k/16k/32k: 0.5 raised lines all % in 7 of 24 cells
-	// and lowered it in one (+0.4 points a cell on average); 1 moved 10
-	// cells, 5 each way.
-	unitFileIDFExp = 0.5
-	// maxQuoteUnits is how many units of a file a quote may hit and still
-	// point at them (the mention bonus); beyond, it counts as one strong
-	// term.
-	maxQuoteUnits = 2
-	// maxQuoteLines is the most lines of a file a quote may be found on and
-	// still point at them in the ranking's mention lines.
-	maxQuoteLines = 3
-	// tinyLines is the length up to which a definition is too small to be
-	// an excerpt alone (one constant of a list, a one-line alias): its
-	// paragraph is the unit instead.
-	tinyLines = 2
-	// maxParagraph bounds a paragraph unit, in lines each way from its
-	// line: a paragraph is a meaningful block, not the rest of the file.
-	maxParagraph = 15
-	// maxDocLines bounds how far a definition's unit reaches up over its
-	// doc comment and decorators.
-	maxDocLines = 40
-	// maxPreambleLines bounds a file's preamble unit: the imports of a
-	// file that needs more are not worth their room.
-	maxPreambleLines = 60
-	// minWindowLines is the smallest window of a definition too large for
-	// its room: fewer lines around its strongest one are a stray fragment.
-	minWindowLines = 6
-)
-
 // unit is a candidate block of a file: a definition with its doc comment,
 // a paragraph of small definitions, or a paragraph of top-level code.
 type unit struct {
@@ -457,13 +409,6 @@ func (u Unit) String() string {
 	}
 	return fmt.Sprintf("%s:%d-%d (%.2f%s: %s)", name, u.Range.Start, u.Range.End, u.Score, w, strings.Join(u.Why, " "))
 }
-
-// Sibling names: a name of at least minSiblingLen bytes, at least
-// minSiblingShare of the new identifier's length.
-const (
-	minSiblingLen   = 4
-	minSiblingShare = 0.4
-)
 
 // siblings returns the definitions among syms whose name, lower-cased and
 // without underscores, begins or ends the new identifier w (in that

@@ -290,13 +290,6 @@ func (p *packer) estimate(file int, l *loaded, ranges []LineRange) int {
 	return n
 }
 
-// Estimates of the parts of a block that estimate does not count: the
-// header line and fences, and one elision marker.
-const (
-	blockFrameTokens = 24
-	markerTokens     = 10
-)
-
 type rangeKey struct {
 	file int
 	r    LineRange
