@@ -14,31 +14,23 @@ import (
 func classFactor(c index.Class) float64 {
 	switch c {
 	case index.Source:
-		return 1
+		return factorSource
 	case index.Test:
-		// Usage of the code, second to the code under test: a test repeats
-		// its subject's words in every case, so it outscored the source it
-		// tests (viper_test.go was in the first eight files of 39 of
-		// viper's 60 kit prompts at 8k, never a change's). Measured on
-		// the kit's 22 sets in round 40: 0.3 against 0.45 won 14 tasks
-		// and lost 6. 0.2 won 6 more and lost 3, but would put a test
-		// below configuration and prose, and the kit, which never counts
-		// a test as a change's file, favours any lowering.
-		return 0.3
+		return factorTest
 	case index.Doc:
-		return 0.3 // prose repeats the task's words without being the answer
+		return factorDoc
 	case index.Config:
-		return 0.35
+		return factorConfig
 	case index.Generated:
-		return 0.1 // regenerate, don't edit
+		return factorGenerated
 	case index.Fixture, index.Data:
-		return 0.1
+		return factorData
 	case index.Vendored:
-		return 0.03 // someone else's code
+		return factorVendored
 	case index.Lock, index.Minified:
-		return 0.01 // never useful context unless named
+		return factorLock
 	}
-	return 1
+	return factorSource
 }
 
 // rankClass is the class a file ranks as: its index class, except that a

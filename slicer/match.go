@@ -56,7 +56,7 @@ func newLookup(ix *index.Index) *lookup {
 			lk.dirNames[path.Base(d)] = true
 		}
 		for _, s := range f.Symbols {
-			if len(s.Name) < 3 {
+			if len(s.Name) < minSymbolLen {
 				continue
 			}
 			if s.Scope == "" && s.Kind != "function" {
@@ -98,7 +98,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 		if line > 0 {
 			t.lines = append(t.lines, line)
 		}
-		if len(t.why) < 6 {
+		if len(t.why) < maxWhy {
 			t.why = append(t.why, why)
 		}
 	}
@@ -167,7 +167,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 		if id.CodeBlock {
 			w, where = codeBlockWeight, " (code block)"
 		}
-		if id.CodeLike || len(id.Name) >= 5 {
+		if id.CodeLike || len(id.Name) >= minStemWordLen {
 			if l := lk.byStem[strings.ToLower(id.Name)]; len(l) > 0 && len(l) <= maxSymbolDefiners && (id.CodeLike || !isStopWord([]byte(strings.ToLower(id.Name)))) {
 				for _, j := range l {
 					add(j, w*mentionStem/float64(len(l)), 0, "name "+id.Name+where)
@@ -181,7 +181,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 		s := mentionWord
 		if id.CodeLike && !lk.foreignScope(id.Scope) && !(id.Qualifier && lk.foreignScope(id.Name)) {
 			s = mentionSymbol
-		} else if len(id.Name) < 4 {
+		} else if len(id.Name) < minWordSymbolLen {
 			continue
 		}
 		for _, j := range l {
@@ -192,7 +192,7 @@ func matchMentions(ix *index.Index, lk *lookup, q *query, stats []fileStats) map
 				if sym.Name == id.Name {
 					lines = append(lines, sym.Start)
 					if id.Scope != "" && sym.Scope == id.Scope {
-						scoped = 1.5 // Client.Do names this very method
+						scoped = scopedSymbolBoost
 					}
 				}
 			}

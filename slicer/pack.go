@@ -252,7 +252,7 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	mapOf := map[int]int{} // file → its entry in p.maps
 	addMaps := func(pool *int) {
 		for _, r := range cands {
-			if *pool < minBlock/4 {
+			if *pool < minMapEntry {
 				break
 			}
 			if _, ok := mapOf[r.file]; ok || p.chosen[r.file] || len(p.ix.Files[r.file].Symbols) == 0 {

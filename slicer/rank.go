@@ -251,7 +251,7 @@ func rankFiles(in *rankInput) []ranked {
 		if in.explain && in.stats[i].read {
 			var ts []string
 			for k, c := range in.stats[i].tf {
-				if c > 0 && len(ts) < 8 {
+				if c > 0 && len(ts) < maxExplainTerms {
 					ts = append(ts, fmt.Sprintf("%s×%d", q.terms[k], c))
 				}
 			}

@@ -23,7 +23,7 @@ type mapEntry struct {
 // central file, whatever they held, and a map of five files.
 func (p *packer) outline(cands []*ranked, pool int) error {
 	for _, r := range cands {
-		if pool < minBlock/4 {
+		if pool < minMapEntry {
 			break
 		}
 		if len(p.ix.Files[r.file].Symbols) == 0 {

@@ -218,7 +218,7 @@ func (p *packer) fileUnits(r *ranked, l *loaded) []unit {
 		// Most matched terms first, for -explain.
 		sort.SliceStable(terms, func(i, j int) bool { return p.termW[terms[i]] > p.termW[terms[j]] })
 		for k, t := range terms {
-			if k == 4 {
+			if k == maxUnitWhyTerms {
 				break
 			}
 			u.why = append(u.why, p.q.terms[t])

@@ -46,7 +46,7 @@ func (p *packer) wholeIfWithin(r *ranked, limit int) *view {
 	if l.err != nil || len(l.lines) == 0 {
 		return nil
 	}
-	if f := &p.ix.Files[r.file]; f.Tokens > 2*limit {
+	if f := &p.ix.Files[r.file]; f.Tokens > wholeEstimateReach*limit {
 		return nil
 	}
 	if w := p.wholeView(r, l); w.tokens <= limit {
@@ -67,7 +67,7 @@ func (p *packer) viewWithin(r *ranked, limit, maxUnits int) *view {
 		return nil
 	}
 	f := &p.ix.Files[r.file]
-	if f.Tokens == 0 || f.Tokens <= 2*limit {
+	if f.Tokens == 0 || f.Tokens <= wholeEstimateReach*limit {
 		if whole := p.wholeView(r, l); whole.tokens <= limit {
 			return whole
 		}
@@ -83,7 +83,7 @@ func (p *packer) viewWithin(r *ranked, limit, maxUnits int) *view {
 	// file of a go-git task lost its excerpts to an 8-token overshoot,
 	// three times over).
 	target := limit
-	for range 8 {
+	for range maxViewRetries {
 		ranges, chosen := p.chooseUnits(r.file, l, us, target, maxUnits)
 		if len(ranges) == 0 {
 			return nil
@@ -213,7 +213,7 @@ func addRange(lines []string, ranges []LineRange, rg LineRange) []LineRange {
 	merged := out[:1]
 	for _, x := range out[1:] {
 		last := &merged[len(merged)-1]
-		if x.Start <= last.End+2 || blankBetween(lines, last.End, x.Start) {
+		if x.Start <= last.End+mergeGap || blankBetween(lines, last.End, x.Start) {
 			last.End = max(last.End, x.End)
 			continue
 		}
