@@ -163,21 +163,13 @@ func (s *splitter) makeUnits() []unit {
 	return units
 }
 
-// testStem returns the file's stem with test markers removed and whether it
-// is a test: foo_test.go, foo.test.ts, foo.spec.js, test_foo.py.
+// testStem returns the file's name with its test marker removed and
+// whether it is a test (index.TestStem, the one recogniser of tests):
+// foo_test.go gives foo.go, so that a test sorts right after its source.
 func testStem(name string) (stem string, test bool) {
 	base := path.Base(name)
-	ext := path.Ext(base)
-	stem = strings.TrimSuffix(base, ext)
-	for _, suf := range []string{"_test", ".test", ".spec", "_spec"} {
-		if t, ok := strings.CutSuffix(stem, suf); ok {
-			return t + ext, true
-		}
-	}
-	if t, ok := strings.CutPrefix(stem, "test_"); ok {
-		return t + ext, true
-	}
-	return base, false
+	stem, test = index.TestStem(base)
+	return stem + path.Ext(base), test
 }
 
 func lessRelated(a, b string) bool {

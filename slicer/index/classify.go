@@ -135,7 +135,7 @@ func classifyPath(p string, l linguist) Class {
 	if strings.Contains(lower, ".min.") || strings.HasSuffix(lower, "-min.js") || strings.HasSuffix(lower, ".bundle.js") {
 		return Minified
 	}
-	if isTestPath(dirs, lower) {
+	if isTestPath(dirs, base) {
 		return Test
 	}
 	if l.state[lingDocumentation] != attrFalse && isDoc(dirs, lower) {
@@ -208,27 +208,6 @@ func isBuildOutput(dirs []string, lower string) bool {
 		return slices.Contains(dirs, "dist")
 	}
 	return false
-}
-
-func isTestPath(dirs []string, lower string) bool {
-	for _, d := range dirs {
-		switch strings.ToLower(d) {
-		case "test", "tests", "__tests__", "spec", "specs", "testdata", "testing", "fixtures", "__fixtures__", "__snapshots__", "e2e", "integration-cli", "integration",
-			// A bundled Google Test or Mock (fmt kept gtest/ and gmock/ at its
-			// root): test support, often fused into a gtest-all.cc and a
-			// gtest.h of 10–20k lines whose words match any task.
-			"gtest", "gmock", "googletest", "googlemock",
-			// Helpers only tests use: Go's internal/testutil, Jest's
-			// manual mocks.
-			"testutil", "testutils", "test_utils", "test-utils", "testhelpers", "__mocks__":
-			return true
-		}
-	}
-	stem := strings.TrimSuffix(lower, path.Ext(lower))
-	return strings.HasSuffix(stem, "_test") || strings.HasPrefix(stem, "test_") ||
-		strings.HasSuffix(stem, ".test") || strings.HasSuffix(stem, ".spec") ||
-		strings.HasSuffix(stem, "test") && (strings.HasSuffix(lower, ".java") || strings.HasSuffix(lower, ".kt") || strings.HasSuffix(lower, ".cs") || strings.HasSuffix(lower, ".scala") || strings.HasSuffix(lower, ".swift")) ||
-		strings.HasSuffix(stem, "tests") || strings.HasSuffix(stem, "_spec")
 }
 
 // InFixtureDir reports whether p (slash-separated) lies under a test-data
