@@ -38,8 +38,9 @@ Files and default budgets (override in the [check] section of .ctxtrim.toml):
 
 With FILE arguments, only results for those files (or chains holding them)
 are reported; a directory stands for the files under it that the rules
-cover (check prompts checks prompts/**). With -staged, checks instead whether "git diff --cached"
-fits one review request of -budget tokens, and how many parts it needs.
+cover (check prompts checks prompts/**). With -staged, checks instead
+whether "git diff --cached" fits one review request of -budget tokens,
+and how many parts it needs.
 
 .ctxtrim.toml:
   [check]

@@ -33,7 +33,7 @@ type countResult struct {
 	Tokens  int    `json:"tokens"`
 	Bytes   int64  `json:"bytes"`
 	Error   string `json:"error,omitempty"`
-	Approx  bool   `json:"approx,omitempty"` // a >64 MiB run without a safe split point was split
+	Approx  bool   `json:"approx,omitempty"` // a run over maxPending without a safe split point was split
 	errCode int
 }
 

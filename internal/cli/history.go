@@ -26,8 +26,10 @@ The model is -model, else the "model" the request body names, else model in
 Steps, cheapest loss first, each only as far as needed: mask old tool
 outputs, replace superseded outputs and old images, cut the middle out of
 oversized items, drop the oldest turns (one notice says how many). System
-messages, the latest user turn and the last -keep-last turns are never
-touched. A cut is reported in one line on stderr (-q: none). history
+and developer messages, the context clients inject (Claude Code's
+<system-reminder> blocks of its first message, Codex's AGENTS.md and
+environment context), the latest user turn and the last -keep-last turns
+are never touched. A cut is reported in one line on stderr (-q: none). history
 holds the conversation in memory and reads at most 512 MiB; more, or
 binary input (a NUL in the first 8000 bytes), is bad input.
 Exit status: 0 unchanged, 3 pruned, 2 usage, 4 bad input, 5 the pinned part

@@ -70,7 +70,7 @@ func runIndex(e *env, args []string) error {
 	explain := fs.Bool("explain", false, "list every skipped file with its reason")
 	all := fs.Bool("all", false, "keep vendored, lock, generated, minified and fixture files instead of skipping them")
 	noCache := fs.Bool("no-cache", false, "neither read nor write the extraction cache")
-	maxSize := fs.Int64("max-file-size", 0, "skip files larger than this many bytes (0: 1 MiB, negative: no limit)")
+	maxSize := fs.Int64("max-file-size", 0, "skip files larger than `BYTES` (0: 1 MiB, negative: no limit)")
 	jobs := fs.Int("jobs", 0, "parallel extraction workers `N` (0: one per CPU; not negative)")
 	verbose := fs.Bool("v", false, "log per-file problems to stderr")
 	pos, err := parseFlags(e, fs, args, "ctxtrim index [-C DIR] [-json] [-explain] [-all] [-no-cache]",

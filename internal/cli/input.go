@@ -105,7 +105,7 @@ func openError(where string, err error, hint string) error {
 		// Read from a directory: "ctxtrim fit < /tmp". A directory where
 		// a file is wanted, as openInput finds it for a named path.
 		if strings.HasSuffix(where, stdinName) {
-			hint = "stdin is a directory: redirect a file (< FILE), or pipe the input in"
+			hint = "redirect a file (< FILE), or pipe the input in"
 		} else if hint == "" {
 			hint = "name a file"
 		}

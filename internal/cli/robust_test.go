@@ -411,10 +411,10 @@ func TestCLISmallThings(t *testing.T) {
 		stderr string
 		stdout string
 	}{
-		{"fit < DIR", []string{"fit", "-budget", "100"}, isDir, exitUsage, "ctxtrim: (stdin): is a directory; stdin is a directory: redirect a file (< FILE)", ""},
-		{"count < DIR", []string{"count"}, isDir, exitUsage, "(stdin): is a directory; stdin is a directory", ""},
-		{"history < DIR", []string{"history", "-budget", "100"}, isDir, exitUsage, "(stdin): is a directory; stdin is a directory", ""},
-		{"select < DIR", []string{"-budget", "1000"}, isDir, exitUsage, "the task on (stdin): is a directory; stdin is a directory", ""},
+		{"fit < DIR", []string{"fit", "-budget", "100"}, isDir, exitUsage, "ctxtrim: (stdin): is a directory; redirect a file (< FILE)", ""},
+		{"count < DIR", []string{"count"}, isDir, exitUsage, "(stdin): is a directory; redirect a file", ""},
+		{"history < DIR", []string{"history", "-budget", "100"}, isDir, exitUsage, "(stdin): is a directory; redirect a file", ""},
+		{"select < DIR", []string{"-budget", "1000"}, isDir, exitUsage, "the task on (stdin): is a directory; redirect a file", ""},
 		{"count FILE < FILE", []string{"count", file}, isFile, exitOK, "ctxtrim: stdin is not read: the input is the FILE arguments\n", "3"},
 		{"count - < FILE reads it", []string{"count", file, "-"}, isFile, exitOK, "", "total"},
 		{"history FILE < FILE", []string{"history", "-budget", "100000", chat}, isFile, exitOK, "ctxtrim: stdin is not read: the input is " + chat + "\n", "and now?"},

@@ -52,8 +52,9 @@ much less than the prompt, and that also fits as markdown or xml.
 one); they scope what is shown, not what is ranked: every file still
 counts for the ranking. -exclude wins, also over a file the task names.
 
-Exit status: 0 on success, 2 on a usage error, 4 when the task is empty,
-binary, not UTF-8 or over 64 MiB, 5 when the task alone does not fit the
+Exit status: 0 on success, 2 on a usage error (an empty task argument
+among them), 4 when the task on stdin is empty, binary, not UTF-8 or over
+64 MiB, 5 when the task alone does not fit the
 budget (split it with ctxtrim split), 1 on other failures.`
 )
 
