@@ -126,30 +126,29 @@ type rankInput struct {
 }
 
 // rankFiles scores every file and returns those with a positive score,
-// best first, ties broken by path. See the package comment for the formula.
+// best first, ties broken by path. See the package comment for the
+// formula; the signals are computed in this order, each by one function:
+//
+//	lexical   bm25            the task's terms in the contents and path
+//	mention   matchMentions   what the task names
+//	graph     pageRank        the files the best ones point at
+//	recency   history         recent commits, for files the task reaches
+//	co-change history         changed with the best ones
+//	pair      pairSignals     a named test's or source's mention
+//	dirty     dirtySignals    an edit, for files the task reaches
+//
+// and summed in Signals.total.
 func rankFiles(in *rankInput) []ranked {
 	ix, q := in.ix, in.q
 	n := len(ix.Files)
 	lex := bm25(ix, q, in.stats)
 	men := matchMentions(ix, in.lk, q, in.stats)
-
-	// Seeds of the graph walk and of co-change: mentions and lexical hits.
-	base := make([]float64, n)
-	class := make([]index.Class, n) // rankClass, once per file
-	for i := range base {
-		class[i] = rankClass(&ix.Files[i])
-		m := 0.0
-		if t := men[i]; t != nil {
-			m = t.score
-		}
-		base[i] = (weightLexical*lex[i] + weightMention*m) * seedClassFactor(class[i])
-	}
+	class, base := seeds(ix, lex, men)
 	mentioned := map[string]bool{}
 	for _, id := range q.m.Idents {
 		mentioned[id.Name] = true
 	}
 	pr := buildGraph(ix, in.lk, mentioned).pageRank(topSeeds(base, maxGraphSeeds))
-
 	var rec, co []float64
 	if in.hist != nil {
 		rec = in.hist.recency(in.lk, n)
@@ -160,32 +159,69 @@ func rankFiles(in *rankInput) []ranked {
 		}
 		co = in.hist.coChange(in.lk, n, seeds, w)
 	}
-
 	sig := make([]Signals, n)
-	for i := range ix.Files {
-		s := &sig[i]
-		s.Class = classFactor(class[i])
-		s.Lexical = weightLexical * lex[i] * s.Class
+	for i := range sig {
+		sig[i] = weighted(class[i], lex[i], men[i], pr[i], rec, co, i)
+	}
+	pairSignals(ix, men, sig)
+	dirtySignals(ix, base, sig)
+	out := collect(in, men, sig, class)
+	sort.Slice(out, func(a, b int) bool {
+		if out[a].signals.Score != out[b].signals.Score {
+			return out[a].signals.Score > out[b].signals.Score
+		}
+		return ix.Files[out[a].file].Path < ix.Files[out[b].file].Path
+	})
+	return out
+}
+
+// seeds returns every file's rank class and its seed weight for the graph
+// walk and co-change: its mention and lexical hits, scaled by its class.
+func seeds(ix *index.Index, lex []float64, men map[int]*mentionTarget) (class []index.Class, base []float64) {
+	n := len(ix.Files)
+	base = make([]float64, n)
+	class = make([]index.Class, n) // rankClass, once per file
+	for i := range base {
+		class[i] = rankClass(&ix.Files[i])
+		m := 0.0
 		if t := men[i]; t != nil {
-			s.Mention = weightMention * t.score
-			if !t.explicit {
-				s.Mention *= s.Class // a word that names a vendored file is no request for it
-			}
+			m = t.score
 		}
-		s.Graph = weightGraph * pr[i] * s.Class
-		relevant := lex[i] > 0 || s.Mention > 0 || pr[i] > 0
-		if rec != nil && relevant {
-			// Recency only sharpens relevance; alone it would fill the
-			// prompt with whatever changed last.
-			s.Recency = weightRecency * rec[i] * s.Class
-		}
-		if co != nil {
-			s.CoChange = weightCoChange * co[i] * s.Class
+		base[i] = (weightLexical*lex[i] + weightMention*m) * seedClassFactor(class[i])
+	}
+	return class, base
+}
+
+// weighted returns file i's weighted lexical, mention, graph, recency and
+// co-change signals (rec and co are nil without history).
+func weighted(class index.Class, lex float64, t *mentionTarget, pr float64, rec, co []float64, i int) Signals {
+	var s Signals
+	s.Class = classFactor(class)
+	s.Lexical = weightLexical * lex * s.Class
+	if t != nil {
+		s.Mention = weightMention * t.score
+		if !t.explicit {
+			s.Mention *= s.Class // a word that names a vendored file is no request for it
 		}
 	}
-	// Test ↔ source pairing: a test or source the task names (its path,
-	// file name or a stack frame) lends its partner pairShare of that
-	// mention; what it matches by words, history or graph it keeps.
+	s.Graph = weightGraph * pr * s.Class
+	relevant := lex > 0 || s.Mention > 0 || pr > 0
+	if rec != nil && relevant {
+		// Recency only sharpens relevance; alone it would fill the
+		// prompt with whatever changed last.
+		s.Recency = weightRecency * rec[i] * s.Class
+	}
+	if co != nil {
+		s.CoChange = weightCoChange * co[i] * s.Class
+	}
+	return s
+}
+
+// pairSignals adds the test ↔ source pairing to sig: a test or source the
+// task names (its path, file name or a stack frame) lends its partner
+// pairShare of that mention; what it matches by words, history or graph
+// it keeps.
+func pairSignals(ix *index.Index, men map[int]*mentionTarget, sig []Signals) {
 	lends := func(i int) float64 {
 		if t := men[i]; t != nil && t.explicit {
 			return sig[i].Mention
@@ -218,25 +254,44 @@ func rankFiles(in *rankInput) []ranked {
 			sig[i].Pair += pairShare * lends(j) * sig[i].Class
 		}
 	}
-	// An edit counts for a file the task reaches itself (its words or
-	// path, a mention, a named test or source): alone, an untracked
-	// scratch file or an unrelated edit outranked every file that matched
-	// the task. The graph is no such reach here, unlike for recency: a
-	// scratch main.go takes a trace of PageRank from any seed that says
-	// "main". A task that reaches no file at all ("fix it") leaves the
-	// edits as its only hint.
+}
+
+// taskReaches reports whether the task reaches the file itself: by its
+// words or path (lexical), by naming it (mention), or by naming its test
+// or source (pair). The graph, recency and co-change say how a file stands
+// in the repository, not that the task points at it. It is the one
+// definition of that reach: the edit signal counts only for such files,
+// and the packer asks it of every candidate.
+func (s *Signals) taskReaches() bool { return s.Lexical > 0 || s.Mention > 0 || s.Pair > 0 }
+
+// dirtySignals adds the edit signal to sig: an edit counts for a file the
+// task reaches: alone, an untracked scratch file or an unrelated edit
+// outranked every file that matched the task. (The graph is no such reach:
+// a scratch main.go takes a trace of PageRank from any seed that says
+// "main".) A task that reaches no file at all ("fix it") leaves the edits
+// as its only hint.
+func dirtySignals(ix *index.Index, base []float64, sig []Signals) {
 	reached := slices.ContainsFunc(base, func(v float64) bool { return v > 0 })
 	for i := range ix.Files {
 		s := &sig[i]
-		relevant := lex[i] > 0 || s.Mention > 0 || s.Pair > 0
-		if ix.Files[i].Status&(index.Modified|index.Staged|index.Untracked) != 0 && (relevant || !reached) {
+		if ix.Files[i].Status&(index.Modified|index.Staged|index.Untracked) != 0 && (s.taskReaches() || !reached) {
 			s.Dirty = weightDirty * s.Class
 		}
 	}
+}
+
+// total is the file's score: the sum of its signals, in this order.
+func (s *Signals) total() float64 {
+	return s.Lexical + s.Mention + s.Graph + s.Recency + s.CoChange + s.Dirty + s.Pair
+}
+
+// collect returns the files with a positive score, with their mentions'
+// lines and, when explaining, why they matched.
+func collect(in *rankInput, men map[int]*mentionTarget, sig []Signals, class []index.Class) []ranked {
 	var out []ranked
 	for i := range sig {
 		s := &sig[i]
-		s.Score = s.Lexical + s.Mention + s.Graph + s.Recency + s.CoChange + s.Dirty + s.Pair
+		s.Score = s.total()
 		if s.Score <= 0 {
 			continue
 		}
@@ -252,7 +307,7 @@ func rankFiles(in *rankInput) []ranked {
 			var ts []string
 			for k, c := range in.stats[i].tf {
 				if c > 0 && len(ts) < maxExplainTerms {
-					ts = append(ts, fmt.Sprintf("%s×%d", q.terms[k], c))
+					ts = append(ts, fmt.Sprintf("%s×%d", in.q.terms[k], c))
 				}
 			}
 			if len(ts) > 0 {
@@ -261,12 +316,6 @@ func rankFiles(in *rankInput) []ranked {
 		}
 		out = append(out, r)
 	}
-	sort.Slice(out, func(a, b int) bool {
-		if out[a].signals.Score != out[b].signals.Score {
-			return out[a].signals.Score > out[b].signals.Score
-		}
-		return ix.Files[out[a].file].Path < ix.Files[out[b].file].Path
-	})
 	return out
 }
 
