@@ -40,8 +40,8 @@ func skipContent(f *index.File) bool {
 }
 
 // scanContents reads every file once and counts query terms, quotes and
-// their lines. Files are read in parallel; results land in an
-// index-addressed slice.
+// their lines, then keeps the sibling flags that stand in (keepSiblings).
+// Files are read in parallel; results land in an index-addressed slice.
 func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read func(string) ([]byte, error)) ([]fileStats, error) {
 	stats := make([]fileStats, len(ix.Files))
 	g, ctx := errgroup.WithContext(ctx)
@@ -81,6 +81,9 @@ func scanContents(ctx context.Context, ix *index.Index, q *query, par int, read 
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	// Which sibling flags stand in for a new flag is known only once every
+	// file is scanned; the stats handed on are final.
+	keepSiblings(q, stats)
 	return stats, nil
 }
 

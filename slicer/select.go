@@ -213,153 +213,171 @@ func Select(ctx context.Context, ix *index.Index, task string, c budget.Counter,
 	return sel, nil
 }
 
-// prepare checks the options, scans and ranks the files, and returns the
-// packer that Select packs them with (tests call its parts directly).
+// prepare runs the pipeline up to packing: it checks the options, reads
+// the task into a query and the repository's git facts (readFacts), scans
+// and ranks the files, and returns the packer that Select packs them with
+// (tests call its parts directly). Each stage hands the next a value it
+// does not change afterwards.
 func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter, opts *SelectOptions) (p *packer, rk []ranked, sel *Selection, err error) {
-	if ix == nil || c == nil {
-		return nil, nil, nil, errors.New("select: nil index or counter")
-	}
-	if opts.Budget <= 0 {
-		return nil, nil, nil, fmt.Errorf("budget %d: must be positive", opts.Budget)
-	}
-	format := opts.Format
-	if format == "" {
-		format = FormatMarkdown
-	}
-	if i := sort.SearchStrings(formats, format); i >= len(formats) || formats[i] != format {
-		return nil, nil, nil, fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(formats, ", "))
-	}
-	include, err := index.ParsePatterns(opts.Include)
+	o, err := checkOptions(ix, c, opts)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("include: %w", err)
+		return nil, nil, nil, err
 	}
-	exclude, err := index.ParsePatterns(opts.Exclude)
+	read, root, err := fileReader(ix, opts)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("exclude: %w", err)
+		return nil, nil, nil, err
 	}
-	logf := opts.Logf
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	read := opts.ReadFile
-	var root *os.Root // the packer's from here on; Select closes it once packed
 	defer func() {
 		if err != nil && root != nil {
 			root.Close()
 		}
 	}()
-	if read == nil {
-		// One os.Root for all reads: like Index.ReadFile, symbolic links
-		// are followed only inside the work tree.
-		var err error
-		if root, err = os.OpenRoot(ix.Root); err != nil {
-			return nil, nil, nil, fmt.Errorf("open %s: %w", ix.Root, err)
-		}
-		read = func(p string) ([]byte, error) {
-			b, err := root.ReadFile(filepath.FromSlash(p))
-			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", p, err)
-			}
-			return b, nil
-		}
-	}
-	par := opts.Parallelism
-	if par <= 0 {
-		par = runtime.GOMAXPROCS(0)
-	}
 	task = strings.TrimRight(task, "\n\r\t ")
-	r := newRenderer(format, task, ix)
-	r.noTask = opts.NoTask
-	none, unmatched := nothingToSelect(ix, include, exclude, opts.Include)
-	// Markdown, xml and paths hold the same selection: it is sized by
-	// the dearer of the two prompt formats. Paths carries it to tools.
-	// JSON is sized by its own text too: a request builder may embed the
-	// document as it is (a tool result, a message), and then its escapes
-	// (a newline, tab or quote is two characters: a fifth more on
-	// tab-indented code) must be within the budget, not 19% over it. It
-	// is sized by the prompt formats as well, so that a builder that
-	// renders the document's files as one of them stays within the budget
-	// too. Only JSON pays for its escapes: sizing every format by them
-	// cost the markdown prompt a fifth of its room (measured on the kit's
-	// eight repositories at 8k/16k/32k: lines all % rose in 19 of 24
-	// cells without it, by 3.4 points on average, and fell in one, by
-	// 1.7).
-	sizes := []string{FormatMarkdown, FormatXML}
-	if format == FormatJSON {
-		sizes = append(sizes, FormatJSON)
-	}
-	var sizing []*renderer
-	for _, f := range sizes {
-		sz := newRenderer(f, task, ix)
-		sz.noTask = opts.NoTask
-		sizing = append(sizing, sz)
-	}
-	for _, x := range append([]*renderer{r}, sizing...) {
-		x.none = none
-	}
-	p = &packer{
-		ix: ix, c: c, read: read, root: root, r: r, sizing: sizing,
-		redact: !opts.NoRedact, budget: opts.Budget, logf: logf,
-	}
+	none, unmatched := nothingToSelect(ix, o.include, o.exclude, opts.Include)
+	r, sizing := renderers(o.format, task, ix, opts.NoTask, none)
 	// The task must fit with the longest note (every file left out)
 	// before any work, so that the empty prompt always fits later.
-	if n := p.count(func(r *renderer) string { return r.render(nil, nil, len(ix.Files)) }); n > opts.Budget {
+	if n := countDearest(c, sizing, func(r *renderer) string { return r.render(nil, nil, len(ix.Files)) }); n > opts.Budget {
 		return nil, nil, nil, taskTooLarge(n, opts.Budget)
 	}
 
 	t0 := time.Now()
 	q := newQuery(taskText(task))
-	if len(q.m.Links) > 0 || len(q.m.Commits) > 0 {
-		repo := selectRepository(ix, opts)
-		if len(q.m.Links) > 0 {
-			q.m.acceptLinks(remoteSet(repo))
-		}
-		if n := len(q.m.Commits); n > 0 {
-			q.m.Commits = resolveCommits(ctx, ix.Root, repo, q.m.Commits)
-			logf("named commits: %d of %d found in %v", len(q.m.Commits), n, time.Since(t0).Round(time.Millisecond))
-		}
-	}
-	stats, err := scanContents(ctx, ix, q, par, read)
-	logf("scanned %d files in %v", len(ix.Files), time.Since(t0).Round(time.Millisecond))
+	facts := readFacts(ctx, ix, opts, q, o.logf)
+	stats, err := scanContents(ctx, ix, q, o.par, read)
+	o.logf("scanned %d files in %v", len(ix.Files), time.Since(t0).Round(time.Millisecond))
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	keepSiblings(q, stats)
 	sel = &Selection{Nothing: none, UnmatchedInclude: unmatched}
 	for i := range stats {
 		if stats[i].err != nil {
 			sel.Skipped = append(sel.Skipped, index.Skip{Path: ix.Files[i].Path, Reason: stats[i].err.Error()})
 		}
 	}
-	var hist *history
-	if opts.HistoryCommits >= 0 {
-		hist, err = loadHistory(ctx, ix, opts)
-		if err != nil {
-			logf("history: %v (ranking without it)", err)
-			hist = nil
-		}
+	rk = rankFiles(&rankInput{ix: ix, q: q, lk: newLookup(ix), stats: stats, hist: facts.hist, explain: opts.Explain})
+	rk = scoped(ix, rk, o, none)
+	o.logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
+	p = &packer{
+		ix: ix, c: c, read: read, root: root, r: r, sizing: sizing,
+		redact: !opts.NoRedact, budget: opts.Budget, logf: o.logf,
+		q: q, stats: stats,
 	}
-	logf("history: %v", time.Since(t0).Round(time.Millisecond))
-	lk := newLookup(ix)
-	rk = rankFiles(&rankInput{ix: ix, q: q, lk: lk, stats: stats, hist: hist, explain: opts.Explain})
-	if !include.Empty() || !exclude.Empty() {
+	return p, rk, sel, nil
+}
+
+// options are SelectOptions checked, with their defaults applied.
+type options struct {
+	format           string
+	include, exclude index.Patterns
+	logf             func(string, ...any)
+	par              int
+}
+
+// checkOptions checks Select's arguments and applies the defaults.
+func checkOptions(ix *index.Index, c budget.Counter, opts *SelectOptions) (*options, error) {
+	if ix == nil || c == nil {
+		return nil, errors.New("select: nil index or counter")
+	}
+	if opts.Budget <= 0 {
+		return nil, fmt.Errorf("budget %d: must be positive", opts.Budget)
+	}
+	o := &options{format: opts.Format, logf: opts.Logf, par: opts.Parallelism}
+	if o.format == "" {
+		o.format = FormatMarkdown
+	}
+	if i := sort.SearchStrings(formats, o.format); i >= len(formats) || formats[i] != o.format {
+		return nil, fmt.Errorf("unknown format %q (known: %s)", o.format, strings.Join(formats, ", "))
+	}
+	var err error
+	if o.include, err = index.ParsePatterns(opts.Include); err != nil {
+		return nil, fmt.Errorf("include: %w", err)
+	}
+	if o.exclude, err = index.ParsePatterns(opts.Exclude); err != nil {
+		return nil, fmt.Errorf("exclude: %w", err)
+	}
+	if o.logf == nil {
+		o.logf = func(string, ...any) {}
+	}
+	if o.par <= 0 {
+		o.par = runtime.GOMAXPROCS(0)
+	}
+	return o, nil
+}
+
+// fileReader returns how the selection reads files: opts.ReadFile, else
+// one os.Root for all reads (like Index.ReadFile, symbolic links are
+// followed only inside the work tree), which the caller closes.
+func fileReader(ix *index.Index, opts *SelectOptions) (read func(string) ([]byte, error), root *os.Root, err error) {
+	if opts.ReadFile != nil {
+		return opts.ReadFile, nil, nil
+	}
+	if root, err = os.OpenRoot(ix.Root); err != nil {
+		return nil, nil, fmt.Errorf("open %s: %w", ix.Root, err)
+	}
+	return func(p string) ([]byte, error) {
+		b, err := root.ReadFile(filepath.FromSlash(p))
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", p, err)
+		}
+		return b, nil
+	}, root, nil
+}
+
+// renderers returns the renderer of the requested format and those the
+// selection is sized by. Markdown, xml and paths hold the same selection:
+// it is sized by the dearer of the two prompt formats. Paths carries it to
+// tools. JSON is sized by its own text too: a request builder may embed the
+// document as it is (a tool result, a message), and then its escapes (a
+// newline, tab or quote is two characters: a fifth more on tab-indented
+// code) must be within the budget, not 19% over it. It is sized by the
+// prompt formats as well, so that a builder that renders the document's
+// files as one of them stays within the budget too. Only JSON pays for its
+// escapes: sizing every format by them cost the markdown prompt a fifth of
+// its room (measured on the kit's eight repositories at 8k/16k/32k: lines
+// all % rose in 19 of 24 cells without it, by 3.4 points on average, and
+// fell in one, by 1.7).
+func renderers(format, task string, ix *index.Index, noTask bool, none string) (r *renderer, sizing []*renderer) {
+	r = newRenderer(format, task, ix)
+	r.noTask, r.none = noTask, none
+	sizes := []string{FormatMarkdown, FormatXML}
+	if format == FormatJSON {
+		sizes = append(sizes, FormatJSON)
+	}
+	for _, f := range sizes {
+		sz := newRenderer(f, task, ix)
+		sz.noTask, sz.none = noTask, none
+		sizing = append(sizing, sz)
+	}
+	return r, sizing
+}
+
+// countDearest is the exact count of part as the sizing renderers render
+// it: the dearer of them.
+func countDearest(c budget.Counter, sizing []*renderer, part func(r *renderer) string) int {
+	n := 0
+	for _, r := range sizing {
+		n = max(n, c.Count(part(r)))
+	}
+	return n
+}
+
+// scoped keeps the ranked files that the include and exclude patterns let
+// be shown; when nothing reaches a file and none is referred to by
+// another (a small repository, or files that do not call each other), the
+// outline still needs an order.
+func scoped(ix *index.Index, rk []ranked, o *options, none string) []ranked {
+	if !o.include.Empty() || !o.exclude.Empty() {
 		n := len(rk)
 		rk = slices.DeleteFunc(rk, func(r ranked) bool {
-			p := ix.Files[r.file].Path
-			return !inScope(include, exclude, p)
+			return !inScope(o.include, o.exclude, ix.Files[r.file].Path)
 		})
-		logf("scope: %d of %d ranked files left out by include and exclude patterns", n-len(rk), n)
+		o.logf("scope: %d of %d ranked files left out by include and exclude patterns", n-len(rk), n)
 	}
 	if len(rk) == 0 && none == "" {
-		// Nothing reaches a file, and no file is referred to by another
-		// (a small repository, or files that do not call each other):
-		// the outline still needs an order.
-		rk = outlineOrder(ix, include, exclude)
+		rk = outlineOrder(ix, o.include, o.exclude)
 	}
-
-	p.q, p.stats = q, stats
-	logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
-	return p, rk, sel, nil
+	return rk
 }
 
 // inScope reports whether the file at path p may be shown: it matches an
