@@ -45,6 +45,8 @@
 //	        + weightMention·mention·(1 if named by path, else class)
 //	        + pair
 //
+// where the signals are:
+//
 //   - lex: Okapi BM25 of the task's terms over the contents, plus
 //     pathFieldWeight times BM25 over the path, divided by the best file's.
 //   - mention: what the task names (mention.go, match.go): a path, a
