@@ -138,6 +138,14 @@ type rankInput struct {
 //	dirty     dirtySignals    an edit, for files the task reaches
 //
 // and summed in Signals.total.
+//
+// Adding a signal is this file and knobs.go: a field of Signals (with
+// its JSON name for -explain), a weight in knobs.go with its reason and
+// what it won and lost on the kit, a function here that fills the field
+// for every file (see dirtySignals: it reads what earlier signals found),
+// its call below in pipeline order, and a term in Signals.total; then a
+// test that states a file's score as the formula over the weight
+// (rank_test.go).
 func rankFiles(in *rankInput) []ranked {
 	ix, q := in.ix, in.q
 	n := len(ix.Files)
