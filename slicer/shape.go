@@ -26,21 +26,37 @@ func (p *packer) shapeOf(file int, l *loaded) *fileShape {
 	return l.shape
 }
 
+// newShape returns the shape of a file with contents lines, in three
+// steps that each read what the one before wrote: the lines' owners, the
+// definitions' parents, and the doc comments that join their definitions
+// (and their owners).
 func newShape(f *index.File, lines []string) *fileShape {
 	n := len(lines)
 	s := &fileShape{syms: f.Symbols, owner: make([]int32, n),
 		parent: make([]int, len(f.Symbols)), child: make([]bool, len(f.Symbols)), imp: importLines(f.Lang, lines),
 		doc: make([]int, len(f.Symbols))}
+	s.markOwners()
+	s.linkParents()
+	s.attachDocs(f.Lang, lines)
+	return s
+}
+
+// span is symbol k's length in lines, less one.
+func (s *fileShape) span(k int) int { return s.syms[k].End - s.syms[k].Start }
+
+// markOwners sets each line's owner, its innermost definition longer than
+// tinyLines (a tiny one's paragraph is its unit), or -1.
+func (s *fileShape) markOwners() {
+	n := len(s.owner)
 	for i := range s.owner {
 		s.owner[i] = -1
 	}
-	size := func(k int) int { return s.syms[k].End - s.syms[k].Start }
 	// Larger definitions first, so smaller (inner) ones overwrite them.
 	order := make([]int, len(s.syms))
 	for k := range order {
 		order[k] = k
 	}
-	sort.SliceStable(order, func(a, b int) bool { return size(order[a]) > size(order[b]) })
+	sort.SliceStable(order, func(a, b int) bool { return s.span(order[a]) > s.span(order[b]) })
 	for _, k := range order {
 		sym := &s.syms[k]
 		lo, hi := max(1, sym.Start), min(n, sym.End)
@@ -51,6 +67,12 @@ func newShape(f *index.File, lines []string) *fileShape {
 			s.owner[l-1] = int32(k)
 		}
 	}
+}
+
+// linkParents sets each definition's parent, the smallest definition
+// longer than tinyLines that strictly encloses it (the first of equals),
+// and marks the parents of definitions longer than tinyLines.
+func (s *fileShape) linkParents() {
 	for k := range s.syms {
 		s.parent[k] = -1
 		sym := &s.syms[k]
@@ -59,7 +81,7 @@ func newShape(f *index.File, lines []string) *fileShape {
 			if j == k || o.End-o.Start+1 <= tinyLines || o.Start > sym.Start || o.End < sym.End || (o.Start == sym.Start && o.End == sym.End) {
 				continue
 			}
-			if s.parent[k] < 0 || size(j) < size(s.parent[k]) {
+			if s.parent[k] < 0 || s.span(j) < s.span(s.parent[k]) {
 				s.parent[k] = j
 			}
 		}
@@ -67,43 +89,57 @@ func newShape(f *index.File, lines []string) *fileShape {
 			s.child[p] = true
 		}
 	}
-	// A definition's doc comment and decorators belong to it: a hit in
-	// them is a hit in the definition, and a unit shown whole shows them.
-	// Comments are a third of what excerpts show (21–37% of their bytes
-	// on six sets at 8k) but fewer of the lines commits change (5–26%);
-	// still, cutting a doc comment of six lines or more to its first two
-	// in excerpts won 4 kit tasks and lost 15 on 16 of the 18 sets
-	// (gson lost 5): commits edit the docs of the code they change.
+}
+
+// attachDocs gives each definition its doc comment and decorators: a hit
+// in them is a hit in the definition, and a unit shown whole shows them.
+// Comments are a third of what excerpts show (21–37% of their bytes
+// on six sets at 8k) but fewer of the lines commits change (5–26%);
+// still, cutting a doc comment of six lines or more to its first two
+// in excerpts won 4 kit tasks and lost 15 on 16 of the 18 sets
+// (gson lost 5): commits edit the docs of the code they change.
+// Definitions go in order, each reading the owners the ones before it
+// set.
+func (s *fileShape) attachDocs(lang string, lines []string) {
 	for k := range s.syms {
 		sym := &s.syms[k]
 		s.doc[k] = sym.Start
-		if sym.End-sym.Start+1 <= tinyLines || sym.Start < 1 || sym.Start > n {
+		if sym.End-sym.Start+1 <= tinyLines || sym.Start < 1 || sym.Start > len(lines) {
 			continue
 		}
-		for d := 0; d < maxDocLines && s.doc[k] > 1; d++ {
-			prev := s.doc[k] - 1
-			if int(s.owner[prev-1]) != s.parent[k] {
-				break
-			}
-			// A block comment closed one blank line above the definition
-			// documents it too: older JavaScript puts a blank line between
-			// a JSDoc block and `exports.etag = function`, and alone the
-			// comment is a unit that hits the task's words without the code.
-			if s.doc[k] == sym.Start && prev > 1 && f.Lang != "python" && strings.TrimSpace(lines[prev-1]) == "" &&
-				int(s.owner[prev-2]) == s.parent[k] && strings.HasSuffix(strings.TrimSpace(lines[prev-2]), "*/") {
-				s.doc[k] = prev
-				continue
-			}
-			if !isPreamble(f.Lang, strings.TrimSpace(lines[prev-1])) {
-				break
-			}
-			s.doc[k] = prev
-		}
+		s.doc[k] = s.docStart(k, lang, lines)
 		for l := s.doc[k]; l < sym.Start; l++ {
 			s.owner[l-1] = int32(k)
 		}
 	}
-	return s
+}
+
+// docStart returns the first line of definition k's doc comment and
+// decorators, at most maxDocLines above it, or its Start when it has
+// none: the comment and decorator lines above it that its parent owns.
+func (s *fileShape) docStart(k int, lang string, lines []string) int {
+	start := s.syms[k].Start
+	doc := start
+	for d := 0; d < maxDocLines && doc > 1; d++ {
+		prev := doc - 1
+		if int(s.owner[prev-1]) != s.parent[k] {
+			break
+		}
+		// A block comment closed one blank line above the definition
+		// documents it too: older JavaScript puts a blank line between
+		// a JSDoc block and `exports.etag = function`, and alone the
+		// comment is a unit that hits the task's words without the code.
+		if doc == start && prev > 1 && lang != "python" && strings.TrimSpace(lines[prev-1]) == "" &&
+			int(s.owner[prev-2]) == s.parent[k] && strings.HasSuffix(strings.TrimSpace(lines[prev-2]), "*/") {
+			doc = prev
+			continue
+		}
+		if !isPreamble(lang, strings.TrimSpace(lines[prev-1])) {
+			break
+		}
+		doc = prev
+	}
+	return doc
 }
 
 // importLines marks the lines that only bring names in (imports, includes,
