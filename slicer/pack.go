@@ -2,7 +2,6 @@ package slicer
 
 import (
 	"context"
-	"math"
 	"os"
 	"strings"
 
@@ -14,7 +13,11 @@ import (
 
 // This file packs ranked files into the budget: depth for the best files,
 // a strong definition each for the next, signatures for the rest. See
-// "Selection" in the package comment.
+// "Packing" in the package comment.
+
+// allUnits is viewWithin's maxUnits for no bound on the units a view
+// takes.
+const allUnits = 0
 
 // packer chooses views under the budget.
 type packer struct {
@@ -86,19 +89,12 @@ func (p *packer) count(part func(r *renderer) string) int {
 }
 
 // pack fills p.views and p.maps and renders the final text within budget.
+// It chooses the candidates, measures the note, and runs the passes of
+// "Packing" in the package comment in order, each charging a ledger:
+// depth, breadth, the map, the fill, and the map again.
 func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	p.reset()
-	var cands []*ranked
-	if len(rk) > 0 {
-		floor := rk[0].signals.Score * minScoreShare
-		for k := range rk {
-			if len(cands) == maxCandidates || rk[k].signals.Score < floor {
-				break
-			}
-			cands = append(cands, &rk[k])
-		}
-	}
-	cands, twins := dropTwins(p.ix, cands)
+	cands, twins := dropTwins(p.ix, candidates(rk))
 	p.omit = len(cands)
 	p.readEditedHunks(ctx, cands)
 	frame := p.count(func(r *renderer) string { return r.render(nil, nil, p.omit) })
@@ -111,12 +107,6 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	if unmatched {
 		return p.outline(cands, ctxBudget)
 	}
-	top := cands[0].signals.Score
-	dominant := len(cands) > 1 && top >= dominantRatio*cands[1].signals.Score
-	tail := tailShare
-	if dominant {
-		tail = dominantTailShare
-	}
 	// The best file's room, its share here and what the last pass gives
 	// it, goes on to the units around those the task hits (fillUnits):
 	// what is left unused otherwise flows to lower files' excerpts.
@@ -128,40 +118,64 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	// the next source when the best goes in whole won 4 and lost 4
 	// (round 31, file-level 5 won and 1 lost).
 	p.fillFile = cands[0].file
-	mapBudget := int(float64(ctxBudget) * mapShare)
-	tailBudget := int(float64(ctxBudget) * tail)
-	rest := ctxBudget - mapBudget - tailBudget
-
-	// Depth: in rank order, each file gets a share of what is left,
-	// falling with its score. What a file is allotted, not what it uses,
-	// is taken from the rest, so that every file's allotment grows with
-	// the budget and a larger budget shows a superset (the unused part
-	// goes to breadth).
-	spare := 0
-	deep := 0
-	tailCap := min(maxTail, max(minTail, int(float64(ctxBudget)*tailFileShare)))
-	// take charges n tokens to the rest, and what the rest lacks to the
-	// breadth reserve, then the map's.
-	take := func(n int) {
-		over := n - rest
-		rest = max(0, rest-n)
-		if over > 0 {
-			t := min(over, tailBudget)
-			tailBudget -= t
-			mapBudget = max(0, mapBudget-(over-t))
+	l := newLedger(ctxBudget, cands)
+	deep, err := p.packDepth(ctx, cands, l)
+	if err != nil {
+		return err
+	}
+	l.openBreadth()
+	if err := p.packBreadth(ctx, cands[deep:], l); err != nil {
+		return err
+	}
+	// The signature map: the next files, one entry each, within its
+	// share; what breadth left goes to the best files first (packFill),
+	// and the map takes what they leave.
+	mapOf := map[int]int{} // file → its entry in p.maps
+	l.spendMap(p.addMaps(cands, mapOf, l.maps))
+	l.closeMap()
+	p.packFill(cands, mapOf, l)
+	l.reopenMap()
+	l.spendMap(p.addMaps(cands, mapOf, l.maps))
+	maps := p.maps[:0]
+	for _, m := range p.maps {
+		if m != nil {
+			maps = append(maps, m)
 		}
 	}
+	p.maps = maps
+	return p.finish(p.views, p.maps)
+}
+
+// candidates returns the ranked files packing considers: in rank order,
+// those scoring at least minScoreShare of the best, at most maxCandidates.
+func candidates(rk []ranked) []*ranked {
+	var cands []*ranked
+	if len(rk) > 0 {
+		floor := rk[0].signals.Score * minScoreShare
+		for k := range rk {
+			if len(cands) == maxCandidates || rk[k].signals.Score < floor {
+				break
+			}
+			cands = append(cands, &rk[k])
+		}
+	}
+	return cands
+}
+
+// packDepth is the depth pass: in rank order, each file gets a share of
+// what is left, falling with its score. What a file is allotted, not what
+// it uses, is taken from the rest, so that every file's allotment grows
+// with the budget and a larger budget shows a superset (the unused part
+// goes to breadth). It returns how many files took a depth share; breadth
+// goes on after them.
+func (p *packer) packDepth(ctx context.Context, cands []*ranked, l *ledger) (deep int, err error) {
 	for k, r := range cands {
 		if err := ctx.Err(); err != nil {
-			return err
+			return deep, err
 		}
-		rel := r.signals.Score / top
+		rel := r.signals.Score / l.top
 		best := r == cands[0]
-		share := deepMaxShare
-		if best && dominant {
-			share = dominantShare
-		}
-		alloc := int(share * math.Pow(rel, deepShareExp) * float64(rest))
+		alloc := l.allot(rel, best)
 		if alloc < minBlock {
 			break
 		}
@@ -176,39 +190,10 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 			// depth shares for them: 8 tasks won, none lost (lines all
 			// % +6.6 summed over the 24 tuning cells, +6.6 over the 9
 			// held-out ones).
-			alloc = min(alloc, tailCap)
+			alloc = min(alloc, l.tailCap)
 			v = p.breadthView(r, alloc)
 		} else {
-			// The stretch: the room a whole file may take, which is
-			// also the room excerpts get when not even one fits the
-			// plain share.
-			room := rest + int(stretchReserve*float64(tailBudget+mapBudget))
-			stretch := max(alloc, int(wholeStretch*math.Pow(rel, wholeStretchExp)*float64(room)))
-			if next := nextDeep(cands[k+1:]); next != nil {
-				left := 1 - wholeNextShare*next.signals.Score/r.signals.Score
-				stretch = max(alloc, min(stretch, int(left*float64(room))))
-			}
-			v = p.wholeIfWithin(r, stretch)
-			if v == nil {
-				v = p.viewWithin(r, alloc, 0)
-			}
-			if v == nil && stretch > alloc {
-				if v = p.viewWithin(r, stretch, 0); v != nil {
-					alloc = v.tokens
-				}
-			} else if best && v != nil && stretch > alloc && endsWindowed(v) {
-				// The best file's view ends in a window of the unit its
-				// share cuts, and the stretch holds that unit whole: the
-				// same units, the last in full. Without it, a larger
-				// share could show less (a window within the share,
-				// where a smaller share fitting nothing had taken the
-				// stretch). Measured on the kit's 18 sets with the
-				// dominant share (0.85): 1 task won, 1 lost; for every
-				// file, against the best only, 9 won and 8 lost.
-				if w := p.viewWithin(r, stretch, len(v.units)); w != nil && !endsWindowed(w) && len(w.units) == len(v.units) {
-					v, alloc = w, w.tokens
-				}
-			}
+			v, alloc = p.depthView(r, nextDeep(cands[k+1:]), rel, alloc, best, l)
 		}
 		if v == nil {
 			continue
@@ -218,110 +203,148 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		}
 		p.views = append(p.views, v)
 		p.chosen[r.file] = true
-		take(alloc)
-		spare += alloc - v.tokens
+		l.takeDepth(alloc, v.tokens)
 	}
-	// Breadth: the next files' best definition each, where it matches
-	// strongly.
-	pool := tailBudget + rest + spare
+	return deep, nil
+}
+
+// depthView returns the view of a file that takes a depth share, allotted
+// alloc, and what it is charged: the whole file within the stretch (next
+// is the next file to take a depth share, or nil), else its units within
+// alloc, else within the stretch.
+func (p *packer) depthView(r, next *ranked, rel float64, alloc int, best bool, l *ledger) (*view, int) {
+	// The stretch: the room a whole file may take, which is also the
+	// room excerpts get when not even one fits the plain share.
+	stretch := l.stretch(alloc, rel, r, next)
+	v := p.wholeIfWithin(r, stretch)
+	if v == nil {
+		v = p.viewWithin(r, alloc, allUnits)
+	}
+	if v == nil && stretch > alloc {
+		if v = p.viewWithin(r, stretch, allUnits); v != nil {
+			alloc = v.tokens
+		}
+	} else if best && v != nil && stretch > alloc && endsWindowed(v) {
+		// The best file's view ends in a window of the unit its share
+		// cuts, and the stretch holds that unit whole: the same units,
+		// the last in full. Without it, a larger share could show less
+		// (a window within the share, where a smaller share fitting
+		// nothing had taken the stretch). Measured on the kit's 18 sets
+		// with the dominant share (0.85): 1 task won, 1 lost; for every
+		// file, against the best only, 9 won and 8 lost.
+		if w := p.viewWithin(r, stretch, len(v.units)); w != nil && !endsWindowed(w) && len(w.units) == len(v.units) {
+			v, alloc = w, w.tokens
+		}
+	}
+	return v, alloc
+}
+
+// packBreadth is the breadth pass: the next files' best definition each,
+// where it matches strongly, from the ledger's free pool. It ends at the
+// first file scoring below breadthFloor of the best, or after
+// maxBreadthMisses files in a row that show nothing.
+func (p *packer) packBreadth(ctx context.Context, cands []*ranked, l *ledger) error {
 	misses := 0
-	for _, r := range cands[deep:] {
+	for _, r := range cands {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if pool < minBlock || misses == maxBreadthMisses || r.signals.Score < breadthFloor*top {
+		if l.free < minBlock || misses == maxBreadthMisses || r.signals.Score < breadthFloor*l.top {
 			break
 		}
 		if p.chosen[r.file] {
 			continue
 		}
 		misses++
-		v := p.breadthView(r, min(tailCap, pool))
-		if v == nil || v.tokens > pool {
+		v := p.breadthView(r, min(l.tailCap, l.free))
+		if v == nil || v.tokens > l.free {
 			continue
 		}
 		p.views = append(p.views, v)
 		p.chosen[r.file] = true
-		pool -= v.tokens
+		l.spendBreadth(v.tokens)
 		misses = 0
 	}
-	// The signature map: the next files, one entry each, within its
-	// share; what breadth left goes to the best files first (below), and
-	// the map takes what they leave.
-	mpool := mapBudget
-	mapOf := map[int]int{} // file → its entry in p.maps
-	addMaps := func(pool *int) {
-		for _, r := range cands {
-			if *pool < minMapEntry {
-				break
-			}
-			if _, ok := mapOf[r.file]; ok || p.chosen[r.file] || len(p.ix.Files[r.file].Symbols) == 0 {
-				continue
-			}
-			m := p.mapEntry(r)
-			if m.tokens > *pool {
-				continue
-			}
-			mapOf[r.file] = len(p.maps)
-			p.maps = append(p.maps, m)
-			*pool -= m.tokens
+	return nil
+}
+
+// addMaps is the map pass: in rank order, an entry for each file that
+// defines something and has neither a view nor an entry (mapOf, file →
+// its entry in p.maps, which it extends), while one fits pool. It returns
+// the tokens the entries added.
+func (p *packer) addMaps(cands []*ranked, mapOf map[int]int, pool int) int {
+	left := pool
+	for _, r := range cands {
+		if left < minMapEntry {
+			break
 		}
+		if _, ok := mapOf[r.file]; ok || p.chosen[r.file] || len(p.ix.Files[r.file].Symbols) == 0 {
+			continue
+		}
+		m := p.mapEntry(r)
+		if m.tokens > left {
+			continue
+		}
+		mapOf[r.file] = len(p.maps)
+		p.maps = append(p.maps, m)
+		left -= m.tokens
 	}
-	addMaps(&mpool)
-	pool += mpool
-	// What is still free goes to the best files, in rank order: deeper
-	// views, or content for a file that had only its map entry or
-	// nothing. Something is left over when breadth ran out of files the
-	// task hits, or few files matched at all.
+	return pool - left
+}
+
+// packFill is the last pass: what is still free goes to the best files,
+// in rank order: deeper views, or content for a file that had only its
+// map entry (which the view replaces: p.maps keeps a nil in its place) or
+// nothing. Something is left over when breadth ran out of files the task
+// hits, or few files matched at all.
+func (p *packer) packFill(cands []*ranked, mapOf map[int]int, l *ledger) {
 	viewOf := map[int]int{}
 	for k, v := range p.views {
 		viewOf[v.rk.file] = k
 	}
 	var extra []*view
-	misses = 0
+	misses := 0
 	for _, r := range cands {
-		if pool < minBlock || misses == maxBreadthMisses {
+		if l.free < minBlock || misses == maxBreadthMisses {
 			break
 		}
 		if k, ok := viewOf[r.file]; ok {
-			v := p.views[k]
-			if v.gran == GranWhole {
-				continue
-			}
-			if w := p.viewWithin(r, v.tokens+pool, 0); w != nil && w.tokens > v.tokens {
-				pool -= w.tokens - v.tokens
-				p.views[k] = w
-			}
+			p.deepen(r, k, l)
 			continue
 		}
-		room := pool
+		room := l.free
 		m, inMap := mapOf[r.file]
 		if inMap {
 			room += p.maps[m].tokens
 		}
-		w := p.viewWithin(r, room, 0)
+		w := p.viewWithin(r, room, allUnits)
 		if w == nil {
 			misses++
 			continue
 		}
 		misses = 0
-		pool = room - w.tokens
-		extra = append(extra, w)
-		p.chosen[r.file] = true
 		if inMap {
+			l.refundMap(p.maps[m].tokens)
 			p.maps[m] = nil
 		}
+		l.spendFill(w.tokens)
+		extra = append(extra, w)
+		p.chosen[r.file] = true
 	}
 	p.views = append(p.views, extra...)
-	addMaps(&pool)
-	maps := p.maps[:0]
-	for _, m := range p.maps {
-		if m != nil {
-			maps = append(maps, m)
-		}
+}
+
+// deepen replaces p.views[k], file r's excerpts, by the larger view the
+// ledger's free pool adds room for, if any. A whole file stays as it is.
+func (p *packer) deepen(r *ranked, k int, l *ledger) {
+	v := p.views[k]
+	if v.gran == GranWhole {
+		return
 	}
-	p.maps = maps
-	return p.finish(p.views, p.maps)
+	if w := p.viewWithin(r, v.tokens+l.free, allUnits); w != nil && w.tokens > v.tokens {
+		l.spendFill(w.tokens - v.tokens)
+		p.views[k] = w
+	}
 }
 
 // dropTwins keeps the best ranked of the candidates with the same content
