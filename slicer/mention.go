@@ -1,11 +1,7 @@
 package slicer
 
 import (
-	"net/url"
-	"path"
 	"regexp"
-	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -13,8 +9,9 @@ import (
 )
 
 // This file finds what a task names explicitly: paths, file names,
-// stack-trace frames, identifiers and quoted strings. It is pure text work;
-// rank.go matches the mentions against the index.
+// stack-trace frames, identifiers and quoted strings. It is pure text work:
+// it holds the mentions' types and patterns, mention_extract.go the steps
+// of extractMentions; match.go matches the mentions against the index.
 
 // mentions is what a task names explicitly.
 type mentions struct {
@@ -153,202 +150,6 @@ var mentionREs = sync.OnceValue(func() *mentionPatterns {
 // flagNameRE is a long flag's name: words of letters and digits joined
 // by single dashes, the first starting with a letter.
 const flagNameRE = `[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*`
-
-// braceFlags expands the shell brace pattern that follows a flag's first
-// words, as a commit subject writes two flags in one: head "field" and
-// rest "-{context,match}-separator" give field-context-separator and
-// field-match-separator. A pattern that does not close, or whose names
-// are not flag names, gives none.
-func braceFlags(head, rest string) []string {
-	if r, ok := strings.CutPrefix(rest, "-"); ok {
-		head, rest = head+"-", r
-	}
-	// The pattern closes within maxBracePattern bytes, on its line: a
-	// task full of unclosed "--x{" must not be read to its end for each.
-	rest = rest[:min(len(rest), maxBracePattern)]
-	if i := strings.IndexByte(rest, '\n'); i >= 0 {
-		rest = rest[:i]
-	}
-	body, tail, ok := strings.Cut(strings.TrimPrefix(rest, "{"), "}")
-	if !ok {
-		return nil
-	}
-	n := 0
-	for n < len(tail) && isFlagByte(tail[n]) {
-		n++
-	}
-	var out []string
-	for _, alt := range strings.Split(body, ",") {
-		name := head + alt + tail[:n]
-		if !mentionREs().flagName.MatchString(name) {
-			return nil
-		}
-		out = append(out, name)
-	}
-	return out
-}
-
-// extractMentions finds what task names explicitly. It never fails: text
-// without mentions gives empty lists.
-func extractMentions(task string) mentions {
-	re := mentionREs()
-	var m mentions
-	seenPath := map[string]int{}
-	addPath := func(p string, line int, frame bool) {
-		p = cleanMentionPath(p)
-		if p == "" {
-			return
-		}
-		if i, ok := seenPath[p]; ok {
-			if line > 0 && m.Paths[i].Line == 0 {
-				m.Paths[i].Line, m.Paths[i].Frame = line, frame
-			}
-			return
-		}
-		seenPath[p] = len(m.Paths)
-		m.Paths = append(m.Paths, pathMention{Path: p, Line: line, Frame: frame})
-	}
-	for _, u := range re.url.FindAllString(task, -1) {
-		u = strings.TrimRight(u, ".,;:)]}>'\"`")
-		sm := re.link.FindStringSubmatch(u)
-		if sm == nil {
-			continue
-		}
-		p, err := url.PathUnescape(sm[3])
-		if p = cleanMentionPath(p); err != nil || p == "" {
-			continue
-		}
-		n, _ := strconv.Atoi(sm[4])
-		m.Links = append(m.Links, linkMention{Repo: strings.ToLower(sm[1] + "/" + sm[2]), Path: p, Line: n})
-	}
-	// A commit id may stand in a URL (…/commit/1a2b3c4): all the text
-	// counts. A word of hex letters alone (deadbeef, facade) or of digits
-	// alone (a date, a count) is no id.
-	for _, id := range re.commit.FindAllString(task, -1) {
-		if len(m.Commits) == maxNamedCommits {
-			break
-		}
-		if strings.Trim(id, "0123456789") == "" || strings.Trim(id, "abcdef") == "" {
-			continue
-		}
-		dup := false
-		for _, c := range m.Commits {
-			dup = dup || c.ID == id
-		}
-		if !dup {
-			m.Commits = append(m.Commits, commitMention{ID: id})
-		}
-	}
-	noURL := re.url.ReplaceAllString(task, " ")
-	for _, sm := range re.pyFrame.FindAllStringSubmatch(task, -1) {
-		n, _ := strconv.Atoi(sm[2])
-		addPath(sm[1], n, true)
-	}
-	for _, sm := range re.frame.FindAllStringSubmatch(noURL, -1) {
-		n, _ := strconv.Atoi(sm[2])
-		if looksLikeURLHost(sm[1]) {
-			continue
-		}
-		addPath(sm[1], n, true)
-	}
-	for _, p := range re.path.FindAllString(noURL, -1) {
-		if looksLikeURLHost(p) {
-			continue
-		}
-		if !strings.Contains(p, "/") && !isFileExt(strings.TrimPrefix(path.Ext(p), ".")) {
-			continue // Client.Do, v1.2: not a file name
-		}
-		addPath(p, 0, false)
-	}
-
-	seenFlag := map[string]bool{}
-	for _, loc := range re.flag.FindAllStringSubmatchIndex(noURL, -1) {
-		names := []string{noURL[loc[2]:loc[3]]}
-		switch rest := noURL[loc[3]:]; {
-		case strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "-{"):
-			names = braceFlags(names[0], rest)
-		case strings.HasPrefix(rest, "-"):
-			continue // --x-- or --x-.: no flag's whole name
-		}
-		for _, name := range names {
-			if len(name) < minFlagLen || seenFlag[name] || len(m.Flags) == maxFlags {
-				continue
-			}
-			seenFlag[name] = true
-			m.Flags = append(m.Flags, name)
-		}
-	}
-
-	seenQuote := map[string]bool{}
-	codeSpans := map[string]bool{}
-	for _, sm := range re.quote.FindAllStringSubmatch(task, -1) {
-		q := sm[1] + sm[2] + sm[3]
-		if sm[2] != "" {
-			codeSpans[q] = true
-		}
-		q = strings.TrimSpace(q)
-		// A flag in quotes is searched as a flag, word-bounded.
-		if n, ok := strings.CutPrefix(q, "--"); ok && seenFlag[n] {
-			continue
-		}
-		if len(q) < minQuoteLen || seenQuote[q] {
-			continue
-		}
-		seenQuote[q] = true
-		m.Quotes = append(m.Quotes, q)
-	}
-
-	// Identifiers come from the text without its URLs: a host or a path
-	// of one (code.google.com, github.com/o/r/issues) is dotted like a
-	// selector but names no code.
-	seenIdent := map[string]int{}
-	inBlock := codeBlocks(noURL)
-	m.outside = blankOut(noURL, inBlock)
-	for _, loc := range re.ident.FindAllStringSubmatchIndex(noURL, -1) {
-		tok := noURL[loc[0]:loc[1]]
-		block := inBlock[loc[0]]
-		call := loc[2] >= 0
-		tok = strings.TrimSuffix(tok, "()")
-		if !call && loc[1] < len(noURL) && noURL[loc[1]] == '(' {
-			call = true
-		}
-		inSpan := codeSpans[tok]
-		parts := strings.Split(tok, ".")
-		if len(parts) > 1 && isFileExt(parts[len(parts)-1]) {
-			continue // a file name, handled as a path
-		}
-		for k, p := range parts {
-			if len(p) < 2 {
-				continue
-			}
-			scope := ""
-			if k > 0 {
-				scope = parts[k-1]
-			}
-			cl := call || inSpan || len(parts) > 1 || isCodeLike(p)
-			qual := k < len(parts)-1
-			if i, ok := seenIdent[p]; ok {
-				if !block {
-					m.Idents[i].CodeBlock = false
-				}
-				if cl {
-					m.Idents[i].CodeLike = true
-				}
-				if !qual {
-					m.Idents[i].Qualifier = false
-				}
-				if scope != "" && m.Idents[i].Scope == "" {
-					m.Idents[i].Scope = scope
-				}
-				continue
-			}
-			seenIdent[p] = len(m.Idents)
-			m.Idents = append(m.Idents, identMention{Name: p, Scope: scope, CodeLike: cl, Qualifier: qual, CodeBlock: block})
-		}
-	}
-	sort.SliceStable(m.Idents, func(i, j int) bool { return m.Idents[i].Name < m.Idents[j].Name })
-	return m
-}
 
 // codeBlocks reports, for each byte of task, whether it lies in a fenced
 // code block, from its opening fence (whose info string is the block's
