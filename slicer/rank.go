@@ -88,8 +88,7 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 				if c == 0 {
 					continue
 				}
-				tf := float64(c)
-				s += qw[k] * bm25IDF(df[k], docs) * tf * (bm25K1 + 1) / (tf + norm)
+				s += bm25Term(qw[k]*bm25IDF(df[k], docs), float64(c), bm25K1+1, norm)
 			}
 		}
 		norm := bm25K1 * (1 - bm25B + bm25B*float64(pathLen[i])/math.Max(avgPath, 1))
@@ -97,8 +96,7 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 			if c == 0 {
 				continue
 			}
-			tf := float64(c)
-			s += pathFieldWeight * qw[k] * bm25IDF(pdf[k], float64(n)) * tf * (bm25K1 + 1) / (tf + norm)
+			s += bm25Term(pathFieldWeight*qw[k]*bm25IDF(pdf[k], float64(n)), float64(c), bm25K1+1, norm)
 		}
 		out[i] = s
 	}
