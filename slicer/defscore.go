@@ -54,12 +54,12 @@ func docFreq(stats []fileStats, n int) (df []float64, docs float64) {
 }
 
 // termRarity returns each query term's weight for ranking definitions,
-// its BM25 inverse document frequency over the scanned files, and the
+// its BM25 inverse document frequency over the scanned files (df and docs
+// from docFreq, as the files' ranking counts them), and the
 // words of the task's first line that no file holds (in term order; nil
 // when there are none): names of something new, which sorted tables
 // place (sorted.go).
-func termRarity(q *query, stats []fileStats) (termW []float64, newWords []int) {
-	df, docs := docFreq(stats, len(q.terms))
+func termRarity(q *query, df []float64, docs float64) (termW []float64, newWords []int) {
 	termW = make([]float64, len(q.terms))
 	for k := range df {
 		termW[k] = bm25IDF(df[k], docs)

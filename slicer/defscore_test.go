@@ -164,8 +164,8 @@ func TestMaxTermWeight(t *testing.T) {
 }
 
 // TestTermRarity: a term's weight is bm25IDF of the scanned files that
-// hold it; a word of the first line that none holds is new. It is what
-// the packer's termIDF computes, to the bit.
+// hold it (docFreq: a file not scanned counts for nothing); a word of the
+// first line that none holds is new.
 func TestTermRarity(t *testing.T) {
 	q := defQuery("held", "new", "rare")
 	q.word[1], q.word[2] = true, true
@@ -175,15 +175,14 @@ func TestTermRarity(t *testing.T) {
 		{read: false, tf: []int32{5, 5, 5}}, // not scanned: counts for nothing
 		{read: true, tf: []int32{0, 0, 0}},
 	}
-	termW, newWords := termRarity(q, stats)
+	df, docs := docFreq(stats, len(q.terms))
+	if !cmp.Equal(df, []float64{2, 0, 1}) || docs != 3 {
+		t.Errorf("docFreq = %v, %v; want [2 0 1], 3", df, docs)
+	}
+	termW, newWords := termRarity(q, df, docs)
 	want := []float64{bm25IDF(2, 3), bm25IDF(0, 3), bm25IDF(1, 3)}
 	if !cmp.Equal(termW, want) || !cmp.Equal(newWords, []int{1}) {
 		t.Errorf("weights %v new %v, want %v and [1]", termW, newWords, want)
-	}
-	p := &packer{q: q, stats: stats}
-	p.termIDF()
-	if !cmp.Equal(p.termW, termW) || !cmp.Equal(p.newWords, newWords) {
-		t.Errorf("termIDF %v %v, termRarity %v %v", p.termW, p.newWords, termW, newWords)
 	}
 }
 

@@ -371,14 +371,14 @@ func dropTwins(ix *index.Index, cands []*ranked) ([]*ranked, map[string][]string
 	return out, twins
 }
 
-// anyMatch reports whether the task reaches any candidate: its words, a
-// name, path or frame it mentions, a test or source it names, or a file
-// being edited. Without one the ranking is the repository's shape alone
-// (the graph, recency, co-change).
+// anyMatch reports whether the task reaches any candidate
+// (Signals.taskReaches: its words, a name, path or frame it mentions, a
+// test or source it names), or a file is being edited, the only hint a
+// task that reaches nothing leaves. Without one the ranking is the
+// repository's shape alone (the graph, recency, co-change).
 func anyMatch(cands []*ranked) bool {
 	for _, r := range cands {
-		s := &r.signals
-		if s.Lexical > 0 || s.Mention > 0 || s.Dirty > 0 || s.Pair > 0 {
+		if r.signals.taskReaches() || r.signals.Dirty > 0 {
 			return true
 		}
 	}
@@ -411,7 +411,6 @@ func (p *packer) reset() {
 	p.chosen = map[int]bool{}
 	p.views, p.maps = nil, nil
 	p.noteFacts(nil, false)
-	p.termIDF()
 }
 
 // noteFacts gives every renderer the facts of this packing that its note
@@ -554,29 +553,4 @@ func (p *packer) promptRenderer() *renderer {
 // omitted counts candidates in neither the content nor the map.
 func (p *packer) omitted(views []*view, maps []*mapEntry) int {
 	return max(0, p.omit-len(views)-len(maps))
-}
-
-// termIDF weighs each query term by its inverse document frequency.
-func (p *packer) termIDF() {
-	p.termW = make([]float64, len(p.q.terms))
-	docs := 0.0
-	df := make([]float64, len(p.q.terms))
-	for i := range p.stats {
-		if !p.stats[i].read {
-			continue
-		}
-		docs++
-		for k, c := range p.stats[i].tf {
-			if c > 0 {
-				df[k]++
-			}
-		}
-	}
-	p.newWords = nil
-	for k := range df {
-		p.termW[k] = bm25IDF(df[k], docs)
-		if df[k] == 0 && p.q.word[k] {
-			p.newWords = append(p.newWords, k)
-		}
-	}
 }

@@ -26,9 +26,10 @@ type Signals struct {
 }
 
 // bm25 scores every file's contents and path against the query and returns
-// the scores normalized to [0, 1] by the best file, plus the matched terms
-// of each file for explanations.
-func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
+// the scores normalized to [0, 1] by the best file. df and docs are the
+// terms' document frequencies over the scanned files (docFreq), counted
+// once for the ranking and the definitions' term weights.
+func bm25(ix *index.Index, q *query, stats []fileStats, df []float64, docs float64) []float64 {
 	n := len(ix.Files)
 	out := make([]float64, n)
 	if len(q.terms) == 0 || n == 0 {
@@ -47,8 +48,7 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 		})
 		pathTF[i] = tf
 	}
-	var docs, totalLen, totalPath float64
-	df := make([]float64, len(q.terms))
+	var totalLen, totalPath float64
 	pdf := make([]float64, len(q.terms))
 	for i := range ix.Files {
 		totalPath += float64(pathLen[i])
@@ -57,15 +57,8 @@ func bm25(ix *index.Index, q *query, stats []fileStats) []float64 {
 				pdf[k]++
 			}
 		}
-		if !stats[i].read {
-			continue
-		}
-		docs++
-		totalLen += float64(stats[i].length)
-		for k, c := range stats[i].tf {
-			if c > 0 {
-				df[k]++
-			}
+		if stats[i].read {
+			totalLen += float64(stats[i].length)
 		}
 	}
 	avgLen := totalLen / math.Max(docs, 1)
@@ -119,6 +112,8 @@ type rankInput struct {
 	q       *query
 	lk      *lookup
 	stats   []fileStats
+	df      []float64 // docFreq of stats
+	docs    float64
 	hist    *history // nil when there is no history
 	explain bool
 }
@@ -147,7 +142,7 @@ type rankInput struct {
 func rankFiles(in *rankInput) []ranked {
 	ix, q := in.ix, in.q
 	n := len(ix.Files)
-	lex := bm25(ix, q, in.stats)
+	lex := bm25(ix, q, in.stats, in.df, in.docs)
 	men := matchMentions(ix, in.lk, q, in.stats)
 	class, base := seeds(ix, lex, men)
 	mentioned := map[string]bool{}

@@ -22,7 +22,8 @@ func rankTask(t *testing.T, ix *index.Index, read func(string) ([]byte, error), 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rankFiles(&rankInput{ix: ix, q: q, lk: newLookup(ix), stats: stats, explain: true})
+	df, docs := docFreq(stats, len(q.terms))
+	return rankFiles(&rankInput{ix: ix, q: q, lk: newLookup(ix), stats: stats, df: df, docs: docs, explain: true})
 }
 
 // TestRankingGolden is the ranking-quality golden: for each task, the rank

@@ -255,7 +255,8 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 			sel.Skipped = append(sel.Skipped, index.Skip{Path: ix.Files[i].Path, Reason: stats[i].err.Error()})
 		}
 	}
-	rk = rankFiles(&rankInput{ix: ix, q: q, lk: newLookup(ix), stats: stats, hist: facts.hist, explain: opts.Explain})
+	df, docs := docFreq(stats, len(q.terms))
+	rk = rankFiles(&rankInput{ix: ix, q: q, lk: newLookup(ix), stats: stats, df: df, docs: docs, hist: facts.hist, explain: opts.Explain})
 	rk = scoped(ix, rk, o, none)
 	o.logf("ranked: %v", time.Since(t0).Round(time.Millisecond))
 	p = &packer{
@@ -263,6 +264,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 		redact: !opts.NoRedact, budget: opts.Budget, logf: o.logf,
 		q: q, stats: stats,
 	}
+	p.termW, p.newWords = termRarity(q, df, docs)
 	return p, rk, sel, nil
 }
 
