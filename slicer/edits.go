@@ -24,20 +24,21 @@ import (
 
 // editedLines returns where the work tree's copy of file, as loaded in l,
 // changes its HEAD version: the first line of each of its first
-// maxCommitHunks hunks, as for a named commit, from readEditedHunks' git
-// diff or else go-git (hunkStarts). It returns nil for a file that is
-// clean, untracked or new since HEAD, larger than maxPatchBytes, and when
-// HEAD's copy cannot be read.
+// maxCommitHunks hunks, as for a named commit, from the git diff readEdits
+// read, or else by diffing the HEAD copy it read through go-git
+// (hunkStarts). It returns nil for a file that is clean, untracked or new
+// since HEAD, larger than maxPatchBytes, and when HEAD's copy could not be
+// read. It reads nothing of git itself.
 func (p *packer) editedLines(file int, l *loaded) []int {
 	f := &p.ix.Files[file]
 	if f.Status&(index.Modified|index.Staged) == 0 || len(l.lines) == 0 || f.Size > maxPatchBytes {
 		return nil
 	}
 	var lines []int
-	if p.edits != nil {
-		lines = slices.Clone(p.edits[f.Path])
-	} else {
-		lines = p.editedLinesGoGit(f.Path, l)
+	if p.edits.hunks != nil {
+		lines = slices.Clone(p.edits.hunks[f.Path])
+	} else if old, ok := p.edits.heads[f.Path]; ok {
+		lines = diffStarts(old, l)
 	}
 	for k := range lines {
 		lines[k] = min(lines[k], len(l.lines)) // lines deleted at the end: the new last line
@@ -45,18 +46,10 @@ func (p *packer) editedLines(file int, l *loaded) []int {
 	return lines
 }
 
-// editedLinesGoGit is editedLines for a machine without git: HEAD's copy
-// through go-git, diffed by lines against the loaded copy.
-func (p *packer) editedLinesGoGit(path string, l *loaded) []int {
-	old, ok := p.headCopy(path)
-	if !ok {
-		return nil
-	}
-	// The loaded copy is redacted; its HEAD version must be too, or every
-	// redacted line would count as edited.
-	if p.redact {
-		old, _ = Redact(path, old)
-	}
+// diffStarts diffs HEAD's copy old (redacted as the loaded copy is) by
+// lines against the loaded copy, as git would, and returns where its
+// hunks start.
+func diffStarts(old string, l *loaded) []int {
 	// Line ends aside, as git diff --ignore-cr-at-eol: a checkout that
 	// converts them (core.autocrlf) differs from HEAD on every line and
 	// has edited none.
@@ -96,91 +89,93 @@ func (c lineChunk) Type() diff.Operation {
 	return diff.Equal
 }
 
-// readEditedHunks reads, with one git diff -U0 against HEAD, where the
-// work tree's change of each edited candidate begins, as git shows a
-// commit the task names (parseZeroContextDiff): git reads only the blobs
-// it compares, where go-git's first object read maps every pack offset to
-// its hash (a quarter of a second and 30 MB more for a select on moby
-// with one file edited), and a git process per file had cost 0.45 s with
-// 300 files edited. A file new since HEAD is left out (--diff-filter=M):
-// nothing of it was there to change. Without git, or when it fails, edits
-// stays nil and editedLines diffs through go-git, file by file; with no
-// edited candidate it is empty.
-func (p *packer) readEditedHunks(ctx context.Context, cands []*ranked) {
-	if p.edits != nil || p.ix.Head == "" {
-		return
+// edits are the work tree's changes against HEAD, read once before
+// ranking (readEdits): where each edited file's hunks start, from one git
+// diff; or, when git cannot say, HEAD's copies read through go-git, which
+// the packer diffs against the copies it loads.
+type edits struct {
+	hunks map[string][]int  // path → hunk starts; nil when git could not diff
+	heads map[string]string // path → HEAD's copy (redacted as loaded), when hunks is nil
+}
+
+// readEdits reads, with one git diff -U0 against HEAD, where the work
+// tree's change of each edited file begins, as git shows a commit the task
+// names (parseZeroContextDiff): git reads only the blobs it compares,
+// where go-git's first object read maps every pack offset to its hash (a
+// quarter of a second and 30 MB more for a select on moby with one file
+// edited), and a git process per file had cost 0.45 s with 300 files
+// edited. A file new since HEAD is left out (--diff-filter=M): nothing of
+// it was there to change. Without git, or when it fails, HEAD's copy of
+// each edited file is read through go-git instead, redacted when redact
+// is set (the loaded copy is, and every redacted line would otherwise
+// count as edited).
+func readEdits(ctx context.Context, ix *index.Index, redact bool, logf func(string, ...any)) edits {
+	if ix.Head == "" {
+		return edits{}
 	}
 	args := append([]string{"-c", "core.quotePath=false", "diff"}, zeroContextFlags...)
-	args = append(args, "--ignore-cr-at-eol", "--diff-filter=M", p.ix.Head, "--")
-	n := len(args)
-	for _, r := range cands {
-		f := &p.ix.Files[r.file]
+	args = append(args, "--ignore-cr-at-eol", "--diff-filter=M", ix.Head, "--")
+	var paths []string
+	for i := range ix.Files {
+		f := &ix.Files[i]
 		if f.Status&(index.Modified|index.Staged) != 0 && f.Size <= maxPatchBytes {
-			args = append(args, ":(literal)"+f.Path)
+			paths = append(paths, f.Path)
 		}
 	}
-	if len(args) == n {
-		p.edits = map[string][]int{}
-		return
+	if len(paths) == 0 {
+		return edits{hunks: map[string][]int{}}
 	}
-	cmd := gitCommand(ctx, p.ix.Root, args...)
-	if cmd == nil {
-		return
+	for _, p := range paths {
+		args = append(args, ":(literal)"+p)
 	}
-	out, err := cmd.Output()
-	if err != nil {
-		p.log("edited lines: git diff: %v (asking go-git instead)", err)
-		return
+	if cmd := gitCommand(ctx, ix.Root, args...); cmd != nil {
+		out, err := cmd.Output()
+		if err == nil {
+			e := edits{hunks: map[string][]int{}}
+			for _, f := range parseZeroContextDiff(string(out)) {
+				e.hunks[f.Path] = f.Lines
+			}
+			return e
+		}
+		logf("edited lines: git diff: %v (asking go-git instead)", err)
 	}
-	p.edits = map[string][]int{}
-	for _, f := range parseZeroContextDiff(string(out)) {
-		p.edits[f.Path] = f.Lines
-	}
+	return edits{heads: headCopies(ix, paths, redact, logf)}
 }
 
-// headCopy returns path's content at the index's HEAD commit through
-// go-git, and false when HEAD lacks it (a file added since), it is larger
-// than maxPatchBytes, or it does not read.
-func (p *packer) headCopy(path string) (string, bool) {
-	if p.ix.Head == "" {
-		return "", false
-	}
-	head := p.headTree()
-	if head == nil {
-		return "", false
-	}
-	hf, err := head.File(path)
-	if err != nil || hf.Size > maxPatchBytes {
-		return "", false
-	}
-	s, err := hf.Contents()
-	if err != nil {
-		p.log("edited lines of %s: read HEAD's copy: %v", path, err)
-		return "", false
-	}
-	return s, true
-}
-
-// headTree returns the tree of the index's HEAD commit through go-git,
-// read once; nil without a repository, or when it does not read.
-func (p *packer) headTree() *object.Tree {
-	if p.headRead {
-		return p.head
-	}
-	p.headRead = true
-	repo := p.ix.Repository()
+// headCopies returns HEAD's copy of each of paths through go-git, skipping
+// a file HEAD lacks (added since), one larger than maxPatchBytes and one
+// that does not read.
+func headCopies(ix *index.Index, paths []string, redact bool, logf func(string, ...any)) map[string]string {
+	out := map[string]string{}
+	repo := ix.Repository()
 	if repo == nil {
-		return nil
+		return out
 	}
-	c, err := repo.CommitObject(plumbing.NewHash(p.ix.Head))
+	c, err := repo.CommitObject(plumbing.NewHash(ix.Head))
+	var head *object.Tree
 	if err == nil {
-		p.head, err = c.Tree()
+		head, err = c.Tree()
 	}
 	if err != nil {
-		p.log("edited lines: read HEAD %s: %v (uncommitted edits point at no definition)", p.ix.Head, err)
-		p.head = nil
+		logf("edited lines: read HEAD %s: %v (uncommitted edits point at no definition)", ix.Head, err)
+		return out
 	}
-	return p.head
+	for _, p := range paths {
+		hf, err := head.File(p)
+		if err != nil || hf.Size > maxPatchBytes {
+			continue
+		}
+		s, err := hf.Contents()
+		if err != nil {
+			logf("edited lines of %s: read HEAD's copy: %v", p, err)
+			continue
+		}
+		if redact {
+			s, _ = Redact(p, s)
+		}
+		out[p] = s
+	}
+	return out
 }
 
 // log reports through opts.Logf (-v); a packer built without one, as

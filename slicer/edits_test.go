@@ -207,11 +207,6 @@ func N() {}
 				defer p.root.Close()
 			}
 			p.files = map[int]*loaded{}
-			cands := make([]*ranked, len(ix.Files))
-			for i := range cands {
-				cands[i] = &ranked{file: i}
-			}
-			p.readEditedHunks(context.Background(), cands)
 			for _, tc := range cases {
 				f, ok := ix.File(tc.path)
 				if !ok {
@@ -222,8 +217,8 @@ func N() {}
 					t.Errorf("editedLines(%s) = %v, want %v (status %v)", tc.path, got, tc.want, f.Status)
 				}
 			}
-			if withGit != (p.edits != nil) || withGit == (p.head != nil) {
-				t.Errorf("with git installed = %v: git diff read = %v, go-git's HEAD tree read = %v", withGit, p.edits != nil, p.head != nil)
+			if withGit != (p.edits.hunks != nil) || withGit == (p.edits.heads != nil) {
+				t.Errorf("with git installed = %v: git diff read = %v, go-git's HEAD copies read = %v", withGit, p.edits.hunks != nil, p.edits.heads != nil)
 			}
 		})
 	}

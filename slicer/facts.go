@@ -9,16 +9,19 @@ import (
 
 // facts are what a selection reads of the repository's git state beyond
 // the index, read once, before ranking, as plain data no later stage
-// changes: the history that recency and co-change come from.
+// changes: the history that recency and co-change come from, and the work
+// tree's edits, which point the packer at the definitions they touch.
 type facts struct {
-	hist *history // nil without a repository, or when it does not read
+	hist  *history // nil without a repository, or when it does not read
+	edits edits
 }
 
 // readFacts reads the git facts the query needs and completes the query's
 // mentions with them: a link to a file of one of the repository's remotes
 // becomes a path mention (acceptLinks); a commit the task names is
 // resolved to the files and lines it changed (resolveCommits), or
-// dropped. It then reads the history (opts.HistoryCommits; -1: none). A
+// dropped. It then reads the history (opts.HistoryCommits; -1: none) and
+// the work tree's edits against HEAD (readEdits). A
 // fact that cannot be read leaves the selection without it, said
 // through logf: git never fails a selection.
 func readFacts(ctx context.Context, ix *index.Index, opts *SelectOptions, q *query, logf func(string, ...any)) facts {
@@ -43,5 +46,6 @@ func readFacts(ctx context.Context, ix *index.Index, opts *SelectOptions, q *que
 		}
 	}
 	logf("history: %v", time.Since(t0).Round(time.Millisecond))
+	f.edits = readEdits(ctx, ix, !opts.NoRedact, logf)
 	return f
 }

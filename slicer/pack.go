@@ -5,8 +5,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/object"
-
 	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
@@ -47,10 +45,8 @@ type packer struct {
 	tokens   int // the count of text; for paths, of the markdown prompt
 	omit     int
 
-	logf     func(format string, args ...any) // opts.Logf, or a no-op
-	edits    map[string][]int                 // edited candidates' hunk starts (readEditedHunks); nil: ask go-git
-	head     *object.Tree                     // HEAD's tree through go-git, for headCopy; read once
-	headRead bool
+	logf  func(format string, args ...any) // opts.Logf, or a no-op
+	edits edits                            // the work tree's changes against HEAD (readEdits, a fact)
 }
 
 // load reads, redacts and splits a file once.
@@ -96,7 +92,6 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	p.reset()
 	cands, twins := dropTwins(p.ix, candidates(rk))
 	p.omit = len(cands)
-	p.readEditedHunks(ctx, cands)
 	frame := p.count(func(r *renderer) string { return r.render(nil, nil, p.omit) })
 	ctxBudget := p.budget - frame - frameSlack
 	if ctxBudget <= 0 || len(cands) == 0 {

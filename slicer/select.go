@@ -262,7 +262,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	p = &packer{
 		ix: ix, c: c, read: read, root: root, r: r, sizing: sizing,
 		redact: !opts.NoRedact, budget: opts.Budget, logf: o.logf,
-		q: q, stats: stats,
+		q: q, stats: stats, edits: facts.edits,
 	}
 	p.termW, p.newWords = termRarity(q, df, docs)
 	return p, rk, sel, nil
