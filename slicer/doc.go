@@ -27,8 +27,8 @@
 //	units    units.go, shape.go,    each candidate cut into units (a
 //	         defscore.go            definition, a paragraph, the preamble)
 //	                                scored by the task's terms in them
-//	pack     pack.go, view.go,      the budget spent in passes: depth,
-//	         sigmap.go              breadth, the signature map, the fill
+//	pack     pack.go, ledger.go,    the budget spent in passes charging a
+//	         view.go, sigmap.go     ledger: depth, breadth, the map, fill
 //	render   render.go              markdown, xml, json or paths, counted
 //	                                exactly; a binary search trims the tail
 //	                                when token merges overshoot

@@ -426,8 +426,7 @@ func TestSelectNoTask(t *testing.T) {
 // distinctive word picks the definition; the weight of a term in one unit
 // is its collection weight.
 func TestUnitFileIDF(t *testing.T) {
-	p := &packer{termW: []float64{2, 2, 2}}
-	w := p.unitWeights([]map[int32]int{{0: 3}, {0: 1, 1: 1}, {0: 2}, {0: 1}}, 4)
+	w := unitTermWeights([]float64{2, 2, 2}, []map[int32]int{{0: 3}, {0: 1, 1: 1}, {0: 2}, {0: 1}}, 4)
 	if w[1] != 2 || !(w[0] < w[1]/2) || w[2] != 2 {
 		t.Errorf("weights %v: want the term in one unit at 2, the one in all four below 1, the unused one at 2", w)
 	}

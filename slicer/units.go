@@ -437,10 +437,3 @@ func siblings(syms []index.Symbol, w string) []index.Symbol {
 	}
 	return out
 }
-
-// unitWeights is unitTermWeights over the packer's term weights. Only
-// TestUnitFileIDF (pack_test.go) calls it; it goes once that test calls
-// unitTermWeights.
-func (p *packer) unitWeights(tfs []map[int32]int, defs int) []float64 {
-	return unitTermWeights(p.termW, tfs, defs)
-}
