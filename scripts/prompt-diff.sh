@@ -143,7 +143,7 @@ one_task() {
         diffs=$((diffs + 1))
         {
           echo "DIFF $id budget=$b format=$fmt exit old=$rc_old new=$rc_new"
-          diff -u --label old --label new "$w/old.out" "$w/new.out" | sed -n '3,10p' | cut -c1-240 | sed 's/^/    /'
+          diff -u --label old --label new "$w/old.out" "$w/new.out" | sed -n '3,10p' | cut -c1-240 | iconv -f UTF-8 -t UTF-8 -c | sed 's/^/    /'
         } >>"$res.diff"
         local keep=$out/$(basename "$tasks" .jsonl)
         mkdir -p "$keep"
