@@ -39,8 +39,9 @@ var testSupportDirs = []string{
 // TestStem returns the stem of the file name base (its extension removed)
 // without its test marker, and whether the name marks a test:
 // client_test.go, test_client.py, client.spec.ts and ClientTest.java all
-// give "client" (or "Client") and true; a stem that is only "test" or
-// "tests" (Django's tests.py) is a test of nothing in particular.
+// give "client" (or "Client") and true; a stem that is only "tests"
+// (Django's tests.py) or "Test" (Test.java) is a test of nothing in
+// particular.
 func TestStem(base string) (stem string, test bool) {
 	stem = strings.TrimSuffix(base, path.Ext(base))
 	for _, suf := range testSuffixes {
@@ -51,8 +52,10 @@ func TestStem(base string) (stem string, test bool) {
 	if t, ok := strings.CutPrefix(stem, testPrefix); ok && t != "" {
 		return t, true
 	}
-	switch strings.ToLower(stem) {
-	case "test", "tests":
+	// A module of tests of nothing in particular: Django's tests.py, a
+	// Test.java. A lower-case test.yml or test.sh is a CI workflow or a
+	// runner script: configuration, not a test.
+	if stem == "Test" || strings.EqualFold(stem, "tests") {
 		return stem, true
 	}
 	return stem, false

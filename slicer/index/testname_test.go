@@ -17,6 +17,8 @@ func TestTestStem(t *testing.T) {
 		{"ClientTests.cs", "Client", true},
 		{"tests.py", "tests", true}, // Django's module of tests
 		{"Test.java", "Test", true},
+		{"test.yml", "test", false}, // a CI workflow
+		{"test.sh", "test", false},  // a runner script
 		{"client.go", "client", false},
 		// Words that end in "test" are not tests (the index once took
 		// Latest.java and contests.py for tests).
