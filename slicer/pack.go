@@ -47,6 +47,7 @@ type packer struct {
 
 	logf  func(format string, args ...any) // opts.Logf, or a no-op
 	edits edits                            // the work tree's changes against HEAD (readEdits, a fact)
+	notes noteFacts                        // what the note states of this packing: twins, an outline
 }
 
 // load reads, redacts and splits a file once.
@@ -92,13 +93,13 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	p.reset()
 	cands, twins := dropTwins(p.ix, candidates(rk))
 	p.omit = len(cands)
-	frame := p.count(func(r *renderer) string { return r.render(nil, nil, p.omit) })
+	frame := p.count(func(r *renderer) string { return r.render(page{omitted: p.omit}) })
 	ctxBudget := p.budget - frame - frameSlack
 	if ctxBudget <= 0 || len(cands) == 0 {
 		return p.finish(nil, nil)
 	}
 	unmatched := !anyMatch(cands)
-	p.noteFacts(twins, unmatched)
+	p.notes = noteFacts{unmatched: unmatched, twins: twins}
 	if unmatched {
 		return p.outline(cands, ctxBudget)
 	}
@@ -405,16 +406,12 @@ func (p *packer) reset() {
 	p.rangeTok = map[rangeKey]int{}
 	p.chosen = map[int]bool{}
 	p.views, p.maps = nil, nil
-	p.noteFacts(nil, false)
+	p.notes = noteFacts{}
 }
 
-// noteFacts gives every renderer the facts of this packing that its note
-// states: the twins of the files shown, and whether the prompt is an
-// outline. Every format renders the same note.
-func (p *packer) noteFacts(twins map[string][]string, unmatched bool) {
-	for _, r := range append([]*renderer{p.r}, p.sizing...) {
-		r.twins, r.unmatched = twins, unmatched
-	}
+// page is what the packing shows, for the renderers.
+func (p *packer) page() page {
+	return page{p.views, p.maps, p.omitted(p.views, p.maps), p.notes}
 }
 
 // strong reports whether a file has a unit that the task hits (a term, a
@@ -500,7 +497,7 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 		kv := min(k, len(views))
 		km := max(0, k-len(views))
 		return p.count(func(r *renderer) string {
-			return r.render(views[:kv], maps[:km], p.omitted(views[:kv], maps[:km]))
+			return r.render(page{views[:kv], maps[:km], p.omitted(views[:kv], maps[:km]), p.notes})
 		})
 	}
 	tok := cost(n)
@@ -521,11 +518,11 @@ func (p *packer) finish(views []*view, maps []*mapEntry) error {
 	}
 	kv := min(n, len(views))
 	p.views, p.maps = views[:kv], maps[:max(0, n-len(views))]
-	p.text = p.r.render(p.views, p.maps, p.omitted(p.views, p.maps))
+	p.text = p.r.render(p.page())
 	if p.prompt() {
 		p.tokens = p.c.Count(p.text)
 	} else {
-		p.tokens = p.c.Count(p.promptRenderer().render(p.views, p.maps, p.omitted(p.views, p.maps)))
+		p.tokens = p.c.Count(p.promptRenderer().render(p.page()))
 	}
 	return nil
 }

@@ -22,12 +22,27 @@ type renderer struct {
 	task   string
 	noTask bool   // leave the task out of the text (the builder places it)
 	none   string // why no file could be selected, when none could: for the note
+	repo   string // short description of the repository, for the note
+}
+
+// page is what a renderer renders: the views and map entries shown, how
+// many files that matched the task were left out, and the facts of the
+// packing that the note states. The packer hands it over whole; the
+// renderer keeps nothing of it.
+type page struct {
+	views   []*view
+	maps    []*mapEntry
+	omitted int
+	notes   noteFacts
+}
+
+// noteFacts are the facts of a packing that only the note states.
+type noteFacts struct {
 	// unmatched: nothing of the task is in the repository, and the
 	// prompt outlines it instead (packer.outline).
 	unmatched bool
-	repo      string // short description of the repository, for the note
 	// twins: for a path that may be shown, the paths of the same
-	// content left out for it (dropTwins), for the note.
+	// content left out for it (dropTwins).
 	twins map[string][]string
 }
 
@@ -44,7 +59,8 @@ func newRenderer(format, task string, ix *index.Index) *renderer {
 
 // note is the short header telling the model what it sees, what was left
 // out and how to ask for more.
-func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
+func (r *renderer) note(pg page) string {
+	views, maps, omitted := pg.views, pg.maps, pg.omitted
 	whole, parts := 0, 0
 	for _, v := range views {
 		if v.gran == GranWhole {
@@ -56,7 +72,7 @@ func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Context from %s, selected by ctxtrim for the task above: ", r.repo)
 	switch {
-	case r.unmatched && len(views) == 0 && len(maps) > 0:
+	case pg.notes.unmatched && len(views) == 0 && len(maps) > 0:
 		what := plural(len(maps), "most central file")
 		if len(maps) == 1 {
 			what = "most central file"
@@ -89,7 +105,7 @@ func (r *renderer) note(views []*view, maps []*mapEntry, omitted int) string {
 	if omitted > 0 {
 		fmt.Fprintf(&b, " %s also matched the task but did not fit the budget.", plural(omitted, "more file"))
 	}
-	b.WriteString(r.twinNote(views, maps))
+	b.WriteString(twinNote(pg))
 	if parts > 0 {
 		b.WriteString(" Elided lines are marked ⋮.")
 	}
@@ -102,13 +118,14 @@ const maxTwinNames = 3
 
 // twinNote names, for each file shown, the files of the same content
 // left out for it: " CLAUDE.md has the same content as AGENTS.md."
-func (r *renderer) twinNote(views []*view, maps []*mapEntry) string {
-	if len(r.twins) == 0 {
+func twinNote(pg page) string {
+	views, maps := pg.views, pg.maps
+	if len(pg.notes.twins) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	say := func(kept string) {
-		ts := r.twins[kept]
+		ts := pg.notes.twins[kept]
 		if len(ts) == 0 {
 			return
 		}
@@ -161,8 +178,9 @@ func (r *renderer) taskBlock() string {
 }
 
 // render renders the whole prompt.
-func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
-	note := r.note(views, maps, omitted)
+func (r *renderer) render(pg page) string {
+	views, maps := pg.views, pg.maps
+	note := r.note(pg)
 	switch r.format {
 	case FormatXML:
 		// One root, context, so that the text is an XML document
@@ -237,7 +255,7 @@ func (r *renderer) render(views []*view, maps []*mapEntry, omitted int) string {
 			}
 		}
 		heading := "Signatures of other relevant files"
-		if r.unmatched && len(views) == 0 {
+		if pg.notes.unmatched && len(views) == 0 {
 			heading = "Signatures of the most central files"
 		}
 		b.WriteString("\n## " + heading + "\n\n" + fence + "text\n")

@@ -366,7 +366,7 @@ func FuzzRenderXML(f *testing.F) {
 		r := newRenderer(FormatXML, task, ix)
 		v := &view{path: p, body: body, gran: GranWhole, ranges: []LineRange{{1, 1}}, lines: 1}
 		m := &mapEntry{path: p, sigs: []string{sig}}
-		text := r.render([]*view{v}, []*mapEntry{m}, 1)
+		text := r.render(page{views: []*view{v}, maps: []*mapEntry{m}, omitted: 1})
 		got := decodeXML(t, text)
 		if len(got) != 1 || got[0] != "\n"+asXMLReads(body) {
 			t.Fatalf("file content reads back as %q, want %q", got, "\n"+asXMLReads(body))

@@ -237,7 +237,7 @@ func prepare(ctx context.Context, ix *index.Index, task string, c budget.Counter
 	r, sizing := renderers(o.format, task, ix, opts.NoTask, none)
 	// The task must fit with the longest note (every file left out)
 	// before any work, so that the empty prompt always fits later.
-	if n := countDearest(c, sizing, func(r *renderer) string { return r.render(nil, nil, len(ix.Files)) }); n > opts.Budget {
+	if n := countDearest(c, sizing, func(r *renderer) string { return r.render(page{omitted: len(ix.Files)}) }); n > opts.Budget {
 		return nil, nil, nil, taskTooLarge(n, opts.Budget)
 	}
 
@@ -484,12 +484,12 @@ func loadHistory(ctx context.Context, ix *index.Index, opts *SelectOptions) (*hi
 // fill copies the packing into sel.
 func (p *packer) fill(sel *Selection, rk []ranked, explain bool) {
 	sel.Text, sel.Tokens = p.text, p.tokens
-	sel.Unmatched = p.r.unmatched
+	sel.Unmatched = p.notes.unmatched
 	sel.Omitted = p.omitted(p.views, p.maps)
 	if sel.Unmatched {
 		sel.Omitted = 0 // none matched the task
 	}
-	sel.Note = p.r.note(p.views, p.maps, sel.Omitted)
+	sel.Note = p.r.note(page{p.views, p.maps, sel.Omitted, p.notes})
 	// The parts are counted as the prompt renders them: the packer's own
 	// sizes are the dearer of the prompt formats, and their sum could
 	// exceed Tokens and leave the note a negative share.
@@ -522,7 +522,7 @@ func (p *packer) fill(sel *Selection, rk []ranked, explain bool) {
 		// A twin of a file shown is not left out: its content is in.
 		twin := map[string]bool{}
 		for i := range shown {
-			for _, t := range p.r.twins[p.ix.Files[i].Path] {
+			for _, t := range p.notes.twins[p.ix.Files[i].Path] {
 				twin[t] = true
 			}
 		}

@@ -348,9 +348,9 @@ func TestSelectTaskTooLarge(t *testing.T) {
 	if !errors.As(err, &tl) {
 		t.Fatalf("Select error = %#v, want a *budget.TaskTooLargeError", err)
 	}
-	need := c.Count(newRenderer(FormatMarkdown, strings.TrimRight(task, "\n\r\t "), ix).render(nil, nil, len(ix.Files)))
+	need := c.Count(newRenderer(FormatMarkdown, strings.TrimRight(task, "\n\r\t "), ix).render(page{omitted: len(ix.Files)}))
 	for _, f := range []string{FormatXML} {
-		need = max(need, c.Count(newRenderer(f, strings.TrimRight(task, "\n\r\t "), ix).render(nil, nil, len(ix.Files))))
+		need = max(need, c.Count(newRenderer(f, strings.TrimRight(task, "\n\r\t "), ix).render(page{omitted: len(ix.Files)})))
 	}
 	if tl.Need != need || tl.Budget != 100 {
 		t.Errorf("TaskTooLargeError{Need: %d, Budget: %d}, want {%d, 100}", tl.Need, tl.Budget, need)
