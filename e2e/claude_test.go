@@ -119,17 +119,29 @@ func TestClaudeProxySession(t *testing.T) {
 			}
 		}
 		// Claude Code's transcript keeps the whole history, unpruned.
-		m := claudeSessionRE.FindStringSubmatch(results[0].stdout)
-		matches, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", m[1]+".jsonl"))
-		if len(matches) != 1 {
-			t.Fatalf("no transcript for session %s under %s", m[1], home)
-		}
-		tr, err := os.ReadFile(matches[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(tr), "[ctxtrim") || !strings.Contains(string(tr), "END OF LOG 1") || !strings.Contains(string(tr), "END OF LOG 2") {
+		tr := claudeTranscript(t, home, results[0].stdout)
+		if strings.Contains(tr, "[ctxtrim") || !strings.Contains(tr, "END OF LOG 1") || !strings.Contains(tr, "END OF LOG 2") {
 			t.Errorf("the transcript is not Claude Code's whole history: it must hold both logs and no ctxtrim placeholder")
 		}
 	})
+}
+
+// claudeTranscript returns the transcript Claude Code keeps under home for
+// the session whose first turn printed stdout (claude -p --output-format
+// json).
+func claudeTranscript(t *testing.T, home, stdout string) string {
+	t.Helper()
+	m := claudeSessionRE.FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no session id in the first turn's output: %s", stdout)
+	}
+	matches, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", m[1]+".jsonl"))
+	if len(matches) != 1 {
+		t.Fatalf("no transcript for session %s under %s", m[1], home)
+	}
+	tr, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(tr)
 }

@@ -386,19 +386,8 @@ func TestClaudeProxyLongSession(t *testing.T) {
 	}
 	// Claude Code's transcript: no compaction, and the whole history.
 	if len(out) > 0 && out[0].ran {
-		m := claudeSessionRE.FindStringSubmatch(out[0].stdout)
-		if m == nil {
-			t.Fatalf("no session id in the first turn's output: %s", out[0].result)
-		}
-		matches, _ := filepath.Glob(filepath.Join(home, ".claude", "projects", "*", m[1]+".jsonl"))
-		if len(matches) != 1 {
-			t.Fatalf("no transcript for session %s under %s", m[1], home)
-		}
-		tr, err := os.ReadFile(matches[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(tr), "compact_boundary") {
+		tr := claudeTranscript(t, home, out[0].stdout)
+		if strings.Contains(tr, "compact_boundary") {
 			t.Errorf("the transcript has a compact boundary: Claude Code compacted")
 		}
 		for i := 1; i <= completed; i++ {
