@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"golang.org/x/tools/txtar"
 
+	"github.com/ctxtrim/ctxtrim/budget"
 	"github.com/ctxtrim/ctxtrim/internal/txtartest"
 )
 
@@ -144,5 +146,42 @@ func TestSelectMaxFileSize(t *testing.T) {
 	stdout, stderr, code = runBuf(t, "", "-C", dir, "-budget", "2000", "-format", "paths", "-max-file-size", "4000000", "fix retry_request")
 	if code != exitOK || !strings.HasPrefix(stdout, "retry.py\t") {
 		t.Errorf("-max-file-size 4000000: exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
+	}
+}
+
+// TestSelectWindowIsALimit: a model's window is a limit, not a target: a
+// selection with -model spends at most selectCap of it, while -budget is
+// an exact cap whatever its size (issue 63).
+func TestSelectWindowIsALimit(t *testing.T) {
+	isolateConfig(t)
+	dir := t.TempDir()
+	txtartest.Git(t, dir, "init", "-q")
+	// Sixty files of about 1,500 tokens each hold the task's words: far
+	// more than selectCap, far less than gpt-5's window.
+	for i := range 60 {
+		body := fmt.Sprintf("package retry\n\n// Retry%d retries the request body.\nfunc Retry%d() {\n%s}\n", i, i, strings.Repeat("\t// retry the request body again and again\n", 150))
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("retry%02d.go", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	txtartest.Git(t, dir, "add", "-A")
+	txtartest.Git(t, dir, "commit", "-q", "-m", "retries")
+	count := func(s string) int {
+		c, err := budget.NewEncodingCounter(budget.O200kBase)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Count(s)
+	}
+	stdout, stderr, code := runBuf(t, "", "-C", dir, "-model", "gpt-5", "-explain", "retry the request body")
+	if n := count(stdout); code != exitOK || n > selectCap || n < selectCap/2 {
+		t.Errorf("-model gpt-5: exit %d, %d tokens; want at most (and near) %d; stderr:\n%.400s", code, n, selectCap, stderr)
+	}
+	if !strings.Contains(stderr, fmt.Sprintf("selection budget %d: a window is a limit", selectCap)) {
+		t.Errorf("-explain does not say why the selection stopped:\n%.400s", stderr)
+	}
+	stdout, stderr, code = runBuf(t, "", "-C", dir, "-model", "gpt-5", "-budget", "60000", "retry the request body")
+	if n := count(stdout); code != exitOK || n <= selectCap || n > 60000 {
+		t.Errorf("-budget 60000: exit %d, %d tokens; want over %d, at most 60000; stderr:\n%.400s", code, n, selectCap, stderr)
 	}
 }

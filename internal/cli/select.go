@@ -21,6 +21,18 @@ import (
 	"github.com/ctxtrim/ctxtrim/slicer/index"
 )
 
+// selectCap bounds a selection whose budget comes from a model's window
+// (-model, or the configuration's model) rather than from -budget: the
+// window is a limit, not a target. Measured on the kit's two sets here
+// (2026-12-06, cobra 60 tasks, go-git 100): with only -model gpt-5 the
+// median prompt was 82k and 262k tokens; capped at 32k, every changed line
+// is in the prompt as often as with -budget 32000 (98.3% and 88.0% of
+// tasks, against 100% and 97% uncapped) at an eighth of go-git's tokens.
+// A cap chosen by the ranking's shape (16k when the best file scores far
+// above the second) lost 2–7 points of those before its median reached
+// 16k, so the cap is one number for now.
+const selectCap = 32000
+
 // selectSynopsis and selectHelp are the select command's help.
 const (
 	selectSynopsis = "ctxtrim [select] [flags] [TASK...] [< task]"
@@ -40,6 +52,13 @@ that starts with a dash. A task ending in words that parse as flags keeps
 them, and a note on stderr says so. The commands that take files (count,
 check, split, history) read flags anywhere: a file name is not prose.
 
+The budget: -budget N is an exact cap. A model's window (-model M, or the
+model of .ctxtrim.toml) is a limit, not a target: the selection spends at
+most 32000 tokens of it (measured: every line a change touches shown in
+88% of go-git's tasks, against 97% with gpt-5's whole 264k input, at an
+eighth of the tokens); pass -budget N to spend more. --for codex sizes to
+what Codex leaves.
+
 Each format's text fits the budget as written. xml is one XML document:
 <context> holds the task, note and files, code holding < or & is in CDATA,
 and a character XML forbids (a control character, a byte not UTF-8) is
@@ -54,8 +73,8 @@ counts for the ranking. -exclude wins, also over a file the task names.
 
 Exit status: 0 on success, 2 on a usage error (an empty task argument
 among them), 4 when the task on stdin is empty, binary, not UTF-8 or over
-64 MiB, 5 when the task alone does not fit the
-budget (split it with ctxtrim split), 1 on other failures.`
+64 MiB, 5 when the task alone does not fit the budget (split it with
+ctxtrim split), 1 on other failures.`
 )
 
 // explainFlag is -explain (text) or -explain=json.
@@ -184,6 +203,11 @@ func runSelect(e *env, args []string) error {
 	if plan.note != "" {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", plan.note)
 	}
+	capped := false
+	if !bf.budget.set && plan.codex == nil && limit > selectCap {
+		// A model's window is a limit, not a target.
+		limit, capped = selectCap, true
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	logf := e.logf(o.verbose)
@@ -246,7 +270,10 @@ func runSelect(e *env, args []string) error {
 		if plan.codex != nil {
 			fmt.Fprintf(e.stderr, "for codex: %s\n", plan.codex)
 		} else if l := plan.limits; l.Window > 0 {
-			fmt.Fprintf(e.stderr, "window %d: reserve %d for the reply, margin %d, input budget %d\n", l.Window, l.Reserve, l.MarginTokens(), limit)
+			fmt.Fprintf(e.stderr, "window %d: reserve %d for the reply, margin %d, input budget %d\n", l.Window, l.Reserve, l.MarginTokens(), plan.limit)
+			if capped {
+				fmt.Fprintf(e.stderr, "selection budget %d: a window is a limit, not a target (-budget N to spend more)\n", limit)
+			}
 		}
 		writeExplain(e.stderr, sel)
 	case "json":
