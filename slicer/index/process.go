@@ -24,148 +24,233 @@ import (
 // This file turns one candidate into a File or a Skip: its mode, class,
 // size, blob hash, status and cached or fresh analysis.
 
-// process turns one candidate into a File or a Skip. Only a cancelled
-// context is an error.
+// process turns one candidate into a File or a Skip, in steps: open the
+// file (following a symbolic link), classify it by path, hash it (blob and
+// status), analyze it (cached or fresh), classify it by content. Only a
+// cancelled context is an error.
 func (w *worker) process(ctx context.Context, c candidate) (result, error) {
-	b := w.b
-	skip := func(reason, detail string) (result, error) {
-		return result{skip: &Skip{Path: c.path, Reason: reason, Detail: detail}}, nil
+	f := &pending{
+		c:       c,
+		abs:     filepath.Join(w.b.root, filepath.FromSlash(c.path)),
+		symlink: c.mode&fs.ModeSymlink != 0,
 	}
-	abs := filepath.Join(b.root, filepath.FromSlash(c.path))
-	readPath := abs
-	symlink := c.mode&fs.ModeSymlink != 0
-	var fi fs.FileInfo
-	var err error
-	if symlink {
-		target, err := filepath.EvalSymlinks(abs)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				return skip(SkipSymlinkBroken, readlink(abs))
-			}
-			if strings.Contains(err.Error(), "too many links") {
-				return skip(SkipSymlinkLoop, readlink(abs))
-			}
-			return skip(SkipUnreadable, err.Error())
-		}
-		if rel, err := filepath.Rel(b.root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return skip(SkipSymlinkOutside, readlink(abs))
-		}
-		readPath = target
-		fi, err = os.Stat(target)
-		if err != nil {
-			return skip(SkipUnreadable, err.Error())
-		}
-		if fi.IsDir() {
-			return skip(SkipSymlinkDir, readlink(abs))
-		}
-	} else if fi, err = os.Lstat(abs); err != nil {
-		return skip(SkipUnreadable, err.Error())
+	if s := f.open(w.b.root); s != nil {
+		return result{skip: s}, nil
 	}
-	if !fi.Mode().IsRegular() {
-		return skip(SkipSpecial, fi.Mode().Type().String())
+	if s := w.b.classifyByPath(f); s != nil {
+		return result{skip: s}, nil
 	}
+	if s := w.hash(f); s != nil {
+		return result{skip: s}, nil
+	}
+	key, ce, s, err := w.analysis(ctx, f)
+	if err != nil || s != nil {
+		return result{skip: s}, err
+	}
+	return f.classifyByContent(key, ce, w.b.opts.All), nil
+}
 
-	class := classifyPath(c.path, c.ling)
+// pending is one candidate on its way through process, with what the
+// steps so far have found.
+type pending struct {
+	c        candidate
+	abs      string      // its path in the work tree
+	symlink  bool        // abs is a symbolic link
+	readPath string      // where its content is read: abs, or the link's target
+	fi       fs.FileInfo // of readPath
+	class    Class
+	content  []byte // its content once read (in the worker's buffer), else nil
+	blob     string
+	status   Status
+}
+
+// skip is the candidate's Skip for reason, with detail.
+func (f *pending) skip(reason, detail string) *Skip {
+	return &Skip{Path: f.c.path, Reason: reason, Detail: detail}
+}
+
+// open finds the regular file the candidate names: itself, or the target
+// of a symbolic link that stays inside the work tree at root.
+func (f *pending) open(root string) *Skip {
+	f.readPath = f.abs
+	if f.symlink {
+		if s := f.follow(root); s != nil {
+			return s
+		}
+	} else {
+		fi, err := os.Lstat(f.abs)
+		if err != nil {
+			return f.skip(SkipUnreadable, err.Error())
+		}
+		f.fi = fi
+	}
+	if !f.fi.Mode().IsRegular() {
+		return f.skip(SkipSpecial, f.fi.Mode().Type().String())
+	}
+	return nil
+}
+
+// follow resolves the symbolic link at f.abs to a file inside root.
+func (f *pending) follow(root string) *Skip {
+	target, err := filepath.EvalSymlinks(f.abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return f.skip(SkipSymlinkBroken, readlink(f.abs))
+		}
+		if strings.Contains(err.Error(), "too many links") {
+			return f.skip(SkipSymlinkLoop, readlink(f.abs))
+		}
+		return f.skip(SkipUnreadable, err.Error())
+	}
+	if rel, err := filepath.Rel(root, target); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return f.skip(SkipSymlinkOutside, readlink(f.abs))
+	}
+	f.readPath = target
+	fi, err := os.Stat(target)
+	if err != nil {
+		return f.skip(SkipUnreadable, err.Error())
+	}
+	f.fi = fi
+	if fi.IsDir() {
+		return f.skip(SkipSymlinkDir, readlink(f.abs))
+	}
+	return nil
+}
+
+// classifyByPath gives f its class by path and attributes, and skips it
+// by class (unless Options.All), by size or as a large fixture.
+func (b *builder) classifyByPath(f *pending) *Skip {
+	c := f.c
+	f.class = classifyPath(c.path, c.ling)
 	if c.vendored && c.ling.state[lingVendored] != attrFalse {
-		class = Vendored
+		f.class = Vendored
 	}
-	if r := classSkip(class); r != "" && !b.opts.All {
-		return skip(r, c.ling.detail(class))
+	if r := classSkip(f.class); r != "" && !b.opts.All {
+		return f.skip(r, c.ling.detail(f.class))
 	}
-	size := fi.Size()
+	size := f.fi.Size()
 	if b.maxSize > 0 && size > b.maxSize {
 		// A large binary (a logo, an archive) is binary first: only a
 		// text file over the limit is worth telling the user about.
-		if binaryHead(readPath) {
-			return skip(SkipBinary, "")
+		if binaryHead(f.readPath) {
+			return f.skip(SkipBinary, "")
 		}
-		return skip(SkipTooLarge, fmt.Sprintf("%d bytes > %d", size, b.maxSize))
+		return f.skip(SkipTooLarge, fmt.Sprintf("%d bytes > %d", size, b.maxSize))
 	}
-	if size > maxFixtureBytes && class == Test && isFixturePath(c.path) {
-		class = Fixture
+	if size > maxFixtureBytes && f.class == Test && isFixturePath(c.path) {
+		f.class = Fixture
 		if !b.opts.All {
-			return skip(SkipFixture, fmt.Sprintf("%d bytes > %d", size, maxFixtureBytes))
+			return f.skip(SkipFixture, fmt.Sprintf("%d bytes > %d", size, maxFixtureBytes))
 		}
 	}
+	return nil
+}
 
-	// Blob hash and status.
-	var content []byte
-	var blob string
-	var status Status
-	e := c.entry
+// hash gives f its blob hash and status: a tracked file whose stat data
+// match its index entry keeps the entry's hash unread; others are read
+// (into f.content) and hashed.
+func (w *worker) hash(f *pending) *Skip {
+	b := w.b
+	c, e := f.c, f.c.entry
 	switch {
 	case b.repo == nil:
 	case e == nil:
-		status |= Untracked
+		f.status |= Untracked
 	case b.staged[c.path]:
-		status |= Staged
+		f.status |= Staged
 	}
-	if e != nil && !symlink && (e.Mode == filemode.Regular || e.Mode == filemode.Executable) &&
-		int64(e.Size) == size&0xffffffff && e.ModifiedAt.Equal(fi.ModTime()) && !b.racy(fi) && !b.conflicted[c.path] {
-		blob = e.Hash.String()
-	} else {
-		if content, err = w.read(readPath, size); err != nil {
-			return skip(SkipUnreadable, err.Error())
+	if b.statClean(f) {
+		f.blob = e.Hash.String()
+		return nil
+	}
+	content, err := w.read(f.readPath, f.fi.Size())
+	if err != nil {
+		return f.skip(SkipUnreadable, err.Error())
+	}
+	f.content = content
+	f.blob = hashBlob(content)
+	if e != nil {
+		same := f.blob == e.Hash.String()
+		if f.symlink && e.Mode == filemode.Symlink {
+			t, _ := os.Readlink(f.abs)
+			same = hashBlob([]byte(t)) == e.Hash.String()
 		}
-		blob = hashBlob(content)
-		if e != nil {
-			same := blob == e.Hash.String()
-			if symlink && e.Mode == filemode.Symlink {
-				t, _ := os.Readlink(abs)
-				same = hashBlob([]byte(t)) == e.Hash.String()
-			}
-			if !same || e.IntentToAdd || b.conflicted[c.path] {
-				status |= Modified
-			}
+		if !same || e.IntentToAdd || b.conflicted[c.path] {
+			f.status |= Modified
 		}
 	}
+	return nil
+}
 
-	hint := DetectLang(c.path, nil)
-	if hint == "" && path.Ext(c.path) == "" {
+// statClean reports whether f is a tracked regular file whose size and
+// mtime match its index entry, and not racily clean or conflicted: then
+// the entry's blob hash is its own.
+func (b *builder) statClean(f *pending) bool {
+	e := f.c.entry
+	return e != nil && !f.symlink && (e.Mode == filemode.Regular || e.Mode == filemode.Executable) &&
+		int64(e.Size) == f.fi.Size()&0xffffffff && e.ModifiedAt.Equal(f.fi.ModTime()) && !b.racy(f.fi) && !b.conflicted[f.c.path]
+}
+
+// analysis returns f's cache key and the analysis of its content: cached,
+// or computed (reading the file if hash did not) and cached.
+func (w *worker) analysis(ctx context.Context, f *pending) (string, *cacheEntry, *Skip, error) {
+	hint := DetectLang(f.c.path, nil)
+	if hint == "" && path.Ext(f.c.path) == "" {
 		hint = "#!" // the "#!" line decides: part of the content
 	}
-	key := cacheKey(blob, hint)
-	ce, ok := w.cache.get(key)
-	if !ok {
-		if content == nil {
-			if content, err = w.read(readPath, size); err != nil {
-				return skip(SkipUnreadable, err.Error())
-			}
-		}
-		if ce, err = w.analyze(ctx, c.path, content); err != nil {
-			return result{}, err
-		}
-		w.cache.put(key, ce)
+	key := cacheKey(f.blob, hint)
+	if ce, ok := w.cache.get(key); ok {
+		return key, ce, nil, nil
 	}
+	if f.content == nil {
+		content, err := w.read(f.readPath, f.fi.Size())
+		if err != nil {
+			return "", nil, f.skip(SkipUnreadable, err.Error()), nil
+		}
+		f.content = content
+	}
+	ce, err := w.analyze(ctx, f.c.path, f.content)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	w.cache.put(key, ce)
+	return key, ce, nil, nil
+}
+
+// classifyByContent turns f, with its analysis ce under the cache key, into
+// a File, or a Skip by content: binary, not UTF-8, or (unless all)
+// generated or minified.
+func (f *pending) classifyByContent(key string, ce *cacheEntry, all bool) result {
+	c := f.c
 	res := result{key: key}
 	switch {
 	case ce.Binary:
 		res.skip = &Skip{Path: c.path, Reason: SkipBinary}
-		return res, nil
+		return res
 	case ce.NotUTF8:
 		res.skip = &Skip{Path: c.path, Reason: SkipNotUTF8, Detail: notUTF8Detail(ce.BadByte)}
-		return res, nil
+		return res
 	case ce.Generated && c.ling.state[lingGenerated] != attrFalse:
-		class = Generated
+		f.class = Generated
 	case ce.Minified:
-		class = Minified
+		f.class = Minified
 	}
-	if r := classSkip(class); r != "" && !b.opts.All {
+	if r := classSkip(f.class); r != "" && !all {
 		res.skip = &Skip{Path: c.path, Reason: r, Detail: "by content"}
-		return res, nil
+		return res
 	}
 	res.file = File{
 		Path:    c.path,
-		Size:    size,
+		Size:    f.fi.Size(),
 		Lang:    ce.Lang,
-		Blob:    blob,
-		Status:  status,
-		Class:   class,
+		Blob:    f.blob,
+		Status:  f.status,
+		Class:   f.class,
 		Tokens:  ce.Tokens,
 		Symbols: ce.Symbols,
 		Refs:    ce.Refs,
 	}
-	return res, nil
+	return res
 }
 
 // racy reports a file modified in the same second as, or after, the git
