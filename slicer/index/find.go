@@ -41,13 +41,14 @@ import (
 // tracked file is never ignored by git rules. Paths are sorted; Skipped
 // holds the directories and files the decisions left out on the way. A
 // bad pattern is an error, as are those of ListFiles.
+//
+// The steps: place the patterns, read git, look for untracked files where
+// the patterns can match them, consider the tracked files they match, and
+// list what the decisions kept.
 func FindFiles(ctx context.Context, opts *Options, patterns []string) (*FileList, error) {
-	var ps []placedPattern
-	for _, p := range patterns {
-		if !doublestar.ValidatePattern(p) {
-			return nil, fmt.Errorf("bad pattern %q", p)
-		}
-		ps = append(ps, placePattern(p))
+	ps, err := placePatterns(patterns)
+	if err != nil {
+		return nil, err
 	}
 	b, err := newBuilder(opts)
 	if err != nil {
@@ -57,18 +58,44 @@ func FindFiles(ctx context.Context, opts *Options, patterns []string) (*FileList
 		return nil, err
 	}
 	f := &finder{b: b, dirs: map[string]*dirState{}, notDir: map[string]bool{}, done: map[string]bool{}}
-	matches := func(p string) bool {
-		for i := range ps {
-			if ps[i].match(p) {
-				return true
-			}
-		}
-		return false
+	if err := f.findUntracked(ctx, ps); err != nil {
+		return nil, err
 	}
+	for p := range b.entries {
+		if matchesAny(ps, p) {
+			f.consider(p)
+		}
+	}
+	return f.list(ps), nil
+}
 
-	// Untracked files where the patterns say: trees to walk first, then
-	// literal paths and names in every tracked directory; then tracked
-	// files from the index.
+// placePatterns checks and places each of patterns.
+func placePatterns(patterns []string) ([]placedPattern, error) {
+	var ps []placedPattern
+	for _, p := range patterns {
+		if !doublestar.ValidatePattern(p) {
+			return nil, fmt.Errorf("bad pattern %q", p)
+		}
+		ps = append(ps, placePattern(p))
+	}
+	return ps, nil
+}
+
+// matchesAny reports whether one of ps matches p.
+func matchesAny(ps []placedPattern, p string) bool {
+	for i := range ps {
+		if ps[i].match(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// findUntracked considers the untracked files where ps say they can be:
+// trees to walk first, then literal paths, then names in every tracked
+// directory (probe).
+func (f *finder) findUntracked(ctx context.Context, ps []placedPattern) error {
+	b := f.b
 	var walks []string
 	var names []*placedPattern
 	for i := range ps {
@@ -87,7 +114,7 @@ func FindFiles(ctx context.Context, opts *Options, patterns []string) (*FileList
 			b.walkEntered(ctx, d)
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for i := range ps {
@@ -97,23 +124,21 @@ func FindFiles(ctx context.Context, opts *Options, patterns []string) (*FileList
 	}
 	found, err := b.probe(names)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, rel := range found {
 		f.consider(rel)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for p := range b.entries {
-		if matches(p) {
-			f.consider(p)
-		}
-	}
+	return ctx.Err()
+}
 
+// list returns the candidates that match ps, sorted, with the skips
+// recorded on the way, sorted and without duplicates.
+func (f *finder) list(ps []placedPattern) *FileList {
+	b := f.b
 	var paths []string
 	for _, c := range b.cands {
-		if matches(c.path) {
+		if matchesAny(ps, c.path) {
 			paths = append(paths, c.path)
 		}
 	}
@@ -133,7 +158,7 @@ func FindFiles(ctx context.Context, opts *Options, patterns []string) (*FileList
 			skips = append(skips, s)
 		}
 	}
-	return &FileList{Root: b.root, Paths: paths, Skipped: skips}, nil
+	return &FileList{Root: b.root, Paths: paths, Skipped: skips}
 }
 
 // probe returns the untracked paths that exist (other than as
