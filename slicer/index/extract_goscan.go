@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/ctxtrim/ctxtrim/slicer/internal/ascii"
@@ -125,151 +124,49 @@ func endsLine(k gkind) bool {
 // accepts, modulo where an inserted semicolon sits and how operators made of
 // several characters are split (neither matters here).
 func (g *goBodies) tokenize(src []byte) bool {
-	toks := g.toks[:0]
-	last := gOther
-	emit := func(k gkind, s, e int) {
-		toks = append(toks, gtok{kind: k, start: uint32(s), end: uint32(e)})
-		last = k
-	}
-	newline := func(at int) {
-		if endsLine(last) {
-			emit(gSemi, at, at)
-		}
-	}
+	s := goLexer{src: src, toks: g.toks[:0], last: gOther}
 	i := 0
 	if bytes.HasPrefix(src, []byte("\xef\xbb\xbf")) {
 		i = 3 // a byte order mark, skipped by go/scanner at the start only
 	}
 	for i < len(src) {
 		c := src[i]
+		ok := true
 		switch {
 		case c == '\n':
-			newline(i)
+			s.newline(i)
 			i++
 		case c == ' ' || c == '\t' || c == '\r':
 			i++
 		case ascii.IsIdentStart(c) || c >= utf8.RuneSelf:
-			j := i
-			for j < len(src) {
-				d := src[j]
-				if ascii.IsWordByte(d) {
-					j++
-					continue
-				}
-				if d < utf8.RuneSelf {
-					break
-				}
-				r, n := utf8.DecodeRune(src[j:])
-				if r == utf8.RuneError && n <= 1 || !unicode.IsLetter(r) && (j == i || !unicode.IsDigit(r)) {
-					break
-				}
-				j += n
+			j := asciiWordEnd(src, i)
+			if j < len(src) && src[j] >= utf8.RuneSelf {
+				j = s.unicodeWord(i, j)
 			}
 			if j == i {
 				return false // a non-ASCII character that is no letter
 			}
-			k := gIdent
-			if j-i >= 2 && j-i <= 11 && src[i] >= 'a' && src[i] <= 'z' {
-				k = goKeyword(src[i:j])
-			}
-			emit(k, i, j)
+			s.emit(wordKind(src[i:j]), i, j)
 			i = j
-		case c >= '0' && c <= '9' || c == '.' && i+1 < len(src) && src[i+1] >= '0' && src[i+1] <= '9':
-			// An exponent's sign follows e in a decimal literal, p in a
-			// hexadecimal one: 0xe-x is 0xe minus x.
-			exp := byte('e')
-			if c == '0' && i+1 < len(src) && src[i+1]|0x20 == 'x' {
-				exp = 'p'
-			}
-			j := i + 1
-			for j < len(src) {
-				d := src[j]
-				if d == '_' || d == '.' || d|0x20 >= 'a' && d|0x20 <= 'z' || d >= '0' && d <= '9' {
-					j++
-				} else if (d == '+' || d == '-') && src[j-1]|0x20 == exp {
-					j++
-				} else {
-					break
-				}
-			}
-			emit(gLit, i, j)
-			i = j
+		case c >= '0' && c <= '9' || c == '.' && s.digitAt(i+1):
+			i = s.number(i)
 		case c == '"' || c == '\'':
-			j := i + 1
-			for ; j < len(src) && src[j] != c; j++ {
-				if src[j] == '\n' {
-					return false
-				}
-				if src[j] == '\\' {
-					j++
-				}
-			}
-			if j >= len(src) {
-				return false
-			}
-			emit(gLit, i, j+1)
-			i = j + 1
+			i, ok = s.quoted(i)
 		case c == '`':
-			j := bytes.IndexByte(src[i+1:], '`')
-			if j < 0 {
-				return false
-			}
-			emit(gLit, i, i+j+2)
-			i += j + 2
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			j := bytes.IndexByte(src[i:], '\n')
-			if j < 0 {
-				j = len(src) - i
-			}
-			i += j // the newline is seen next
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			j := bytes.Index(src[i+2:], []byte("*/"))
-			if j < 0 {
-				return false
-			}
-			if bytes.IndexByte(src[i+2:i+2+j], '\n') >= 0 {
-				newline(i)
-			}
-			i += j + 4
+			i, ok = s.raw(i)
+		case c == '/' && s.byteAt(i+1, '/'):
+			i = s.lineComment(i)
+		case c == '/' && s.byteAt(i+1, '*'):
+			i, ok = s.blockComment(i)
 		default:
-			k := gOther
-			n := 1
-			switch c {
-			case ';':
-				k = gSemi
-			case ',':
-				k = gComma
-			case '{':
-				k = gLbrace
-			case '}':
-				k = gRbrace
-			case '(':
-				k = gLparen
-			case ')':
-				k = gRparen
-			case '[':
-				k = gLbrack
-			case ']':
-				k = gRbrack
-			case ':':
-				k = gColon
-				if i+1 < len(src) && src[i+1] == '=' {
-					k, n = gDefine, 2
-				}
-			case '+', '-':
-				if i+1 < len(src) && src[i+1] == c {
-					k, n = gIncDec, 2
-				}
-			case '!', '%', '&', '*', '.', '/', '<', '=', '>', '^', '|', '~':
-			default:
-				return false // not a Go character outside literals and comments
-			}
-			emit(k, i, i+n)
-			i += n
+			i, ok = s.punct(i)
+		}
+		if !ok {
+			return false
 		}
 	}
-	newline(len(src))
-	g.toks = toks
+	s.newline(len(src))
+	g.toks = s.toks
 	return true
 }
 
