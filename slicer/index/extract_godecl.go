@@ -139,6 +139,30 @@ func (d *declReader) specEnd(from int) int {
 // tokenize filled from src).
 func (g *goBodies) declarations(src []byte, seen map[string]struct{}) ([]Symbol, []string, bool) {
 	d := &declReader{src: src, toks: g.toks, marks: g.marks[:0], nl: g.nl[:0]}
+	d.newlines()
+	for range d.toks {
+		d.marks = append(d.marks, 0)
+	}
+	defer func() { g.marks, g.nl = d.marks, d.nl }()
+	d.topLevel()
+	if !d.nested() {
+		return nil, nil, false
+	}
+	clear(seen)
+	for i, t := range d.toks {
+		if d.marks[i] == 0 {
+			addGoRef(seen, src, t)
+		}
+	}
+	if len(seen) >= maxRefs {
+		return nil, nil, false // which names are kept depends on their order
+	}
+	return nest(d.spans), sortedKeys(seen), true
+}
+
+// newlines fills d.nl with the offsets of src's newlines.
+func (d *declReader) newlines() {
+	src := d.src
 	for i := 0; ; {
 		j := bytes.IndexByte(src[i:], '\n')
 		if j < 0 {
@@ -147,13 +171,11 @@ func (g *goBodies) declarations(src []byte, seen map[string]struct{}) ([]Symbol,
 		d.nl = append(d.nl, i+j)
 		i += j + 1
 	}
-	for range d.toks {
-		d.marks = append(d.marks, 0)
-	}
-	defer func() { g.marks, g.nl = d.marks, d.nl }()
-	toks := d.toks
+}
 
-	// Top-level func, var and const declarations.
+// topLevel reads the top-level func, var and const declarations.
+func (d *declReader) topLevel() {
+	toks := d.toks
 	depth := 0
 	for i := 0; i < len(toks) && !d.bad; i++ {
 		switch toks[i].kind {
@@ -174,8 +196,14 @@ func (g *goBodies) declarations(src []byte, seen map[string]struct{}) ([]Symbol,
 			i = d.valueDecl(i)
 		}
 	}
+}
 
-	// Types, fields, methods and labels, wherever they are.
+// nested reads types, fields, methods and labels, wherever they are. It
+// reports false on what it cannot read exactly: unbalanced brackets, a type
+// declaration where no statement starts, a "{ L:" whose L is also a branch
+// target.
+func (d *declReader) nested() bool {
+	toks := d.toks
 	var stack []gkind
 	var targets, ambiguous []string
 	for i := 0; i < len(toks) && !d.bad; i++ {
@@ -184,7 +212,7 @@ func (g *goBodies) declarations(src []byte, seen map[string]struct{}) ([]Symbol,
 			stack = append(stack, t.kind)
 		case gRbrace, gRparen, gRbrack:
 			if len(stack) == 0 || stack[len(stack)-1] != t.kind-1 {
-				return nil, nil, false
+				return false
 			}
 			stack = stack[:len(stack)-1]
 		case gType:
@@ -193,7 +221,7 @@ func (g *goBodies) declarations(src []byte, seen map[string]struct{}) ([]Symbol,
 			case gSemi, gLbrace, gColon:
 				d.typeDecl(i)
 			default:
-				return nil, nil, false
+				return false
 			}
 		case gStruct:
 			if d.kind(i+1) == gLbrace {
@@ -209,42 +237,45 @@ func (g *goBodies) declarations(src []byte, seen map[string]struct{}) ([]Symbol,
 				targets = append(targets, d.word(i+1))
 			}
 		case gIdent:
-			if d.kind(i+1) != gColon || len(stack) == 0 || stack[len(stack)-1] != gLbrace {
-				break
-			}
-			switch d.kind(i - 1) {
-			case gSemi, gColon:
-				d.marks[i] = markLabel
-			case gLbrace:
-				if d.marks[i-1] == markBody {
-					d.marks[i] = markLabel // a body's first statement
-				} else {
-					ambiguous = append(ambiguous, d.word(i)) // a block, or a composite literal's key
-				}
+			if d.kind(i+1) == gColon && len(stack) > 0 && stack[len(stack)-1] == gLbrace {
+				ambiguous = d.label(i, ambiguous)
 			}
 		}
 	}
 	if d.bad || len(stack) != 0 {
-		return nil, nil, false
+		return false
 	}
-	for _, a := range ambiguous {
-		for _, t := range targets {
-			if a == t {
-				return nil, nil, false
+	return !shareAny(ambiguous, targets)
+}
+
+// label reads "L:" at toks[i] in a block or composite literal: after a
+// statement's end or another label it is a label, and so it is as a
+// body's first statement; after any other "{" it may be a block's label or
+// a composite literal's key, and is added to ambiguous.
+func (d *declReader) label(i int, ambiguous []string) []string {
+	switch d.kind(i - 1) {
+	case gSemi, gColon:
+		d.marks[i] = markLabel
+	case gLbrace:
+		if d.marks[i-1] == markBody {
+			d.marks[i] = markLabel // a body's first statement
+		} else {
+			ambiguous = append(ambiguous, d.word(i)) // a block, or a composite literal's key
+		}
+	}
+	return ambiguous
+}
+
+// shareAny reports whether a and b have a string in common.
+func shareAny(a, b []string) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
 			}
 		}
 	}
-
-	clear(seen)
-	for i, t := range toks {
-		if d.marks[i] == 0 {
-			addGoRef(seen, src, t)
-		}
-	}
-	if len(seen) >= maxRefs {
-		return nil, nil, false // which names are kept depends on their order
-	}
-	return nest(d.spans), sortedKeys(seen), true
+	return false
 }
 
 // funcDecl reads the function declared at toks[at] ("func") and returns the

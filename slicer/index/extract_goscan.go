@@ -396,12 +396,8 @@ func (g *goBodies) plainBody(src []byte, toks []gtok, seen map[string]struct{}) 
 			}
 		}
 	}
-	for _, a := range ambiguous {
-		for _, b := range branchTargets {
-			if a == b {
-				return false
-			}
-		}
+	if shareAny(ambiguous, branchTargets) {
+		return false
 	}
 	next := 0 // in label
 	for i, t := range toks {
