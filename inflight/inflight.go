@@ -310,6 +310,12 @@ func (f *Fitter) apply(x *Exchange, t Target, res fitResult) {
 		x.Send = x.Body
 		return
 	}
+	f.take(x, t, res)
+}
+
+// take makes res, a fit of x for x.Sent to target t, x's next attempt:
+// a smallest valid form with its output cap lowered, the body's model set.
+func (f *Fitter) take(x *Exchange, t Target, res fitResult) {
 	if res.minimal {
 		res = f.lowerOutput(x, t, res)
 	}
@@ -524,11 +530,7 @@ func (f *Fitter) refit(x *Exchange, ov budget.Overflow) bool {
 	}
 	x.Notes = append(x.Notes, fmt.Sprintf("overflow (%s): refit %d → %d tokens", what, sent, res.after))
 	x.In, x.Out = res.before, res.after
-	if res.minimal {
-		res = f.lowerOutput(x, t, res)
-	}
-	x.Pruned = res.steps
-	f.withModel(x, res, x.Sent)
+	f.take(x, t, res)
 	return x.Reject == nil
 }
 
@@ -545,6 +547,19 @@ func promptTokens(ov budget.Overflow) int {
 
 // SendFunc sends one attempt's body upstream.
 type SendFunc func(ctx context.Context, body []byte) (*http.Response, error)
+
+// Via returns the SendFunc that sends each attempt as req (its method, URL
+// and headers) with the attempt's body, through do: an http.Client's Do, a
+// RoundTripper's RoundTrip.
+func Via(req *http.Request, do func(*http.Request) (*http.Response, error)) SendFunc {
+	return func(ctx context.Context, body []byte) (*http.Response, error) {
+		out := req.Clone(ctx)
+		out.Body = io.NopCloser(bytes.NewReader(body))
+		out.ContentLength = int64(len(body))
+		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+		return do(out)
+	}
+}
 
 // Send sends x's attempts with send until an answer is final (Answer
 // says Stop), waiting between attempts as it says, and returns that
@@ -635,12 +650,6 @@ func (f *Fitter) Do(client *http.Client, req *http.Request) (*http.Response, *Ex
 		}
 	}
 	x := f.Start(format, body)
-	resp, err := f.Send(req.Context(), x, func(ctx context.Context, b []byte) (*http.Response, error) {
-		out := req.Clone(ctx)
-		out.Body = io.NopCloser(bytes.NewReader(b))
-		out.ContentLength = int64(len(b))
-		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
-		return client.Do(out)
-	})
+	resp, err := f.Send(req.Context(), x, Via(req, client.Do))
 	return resp, x, err
 }

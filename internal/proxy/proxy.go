@@ -263,18 +263,7 @@ func (p *Proxy) roundTrip(req *http.Request) (*http.Response, error) {
 	if ex == nil || ex.x == nil {
 		return p.base.RoundTrip(req)
 	}
-	resp, err := p.fit.Send(req.Context(), ex.x, func(ctx context.Context, body []byte) (*http.Response, error) {
-		out := req.Clone(ctx)
-		out.Body = io.NopCloser(bytes.NewReader(body))
-		out.ContentLength = int64(len(body))
-		out.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		return p.base.RoundTrip(out)
-	})
-	if err != nil && ex.x.Reject != nil {
-		// A backup model's fit could not be made: say so.
-		return nil, fmt.Errorf("fit the request for %s: %w", ex.x.Sent, ex.x.Reject)
-	}
-	return resp, err
+	return p.fit.Send(req.Context(), ex.x, inflight.Via(req, p.base.RoundTrip))
 }
 
 func (p *Proxy) modifyResponse(resp *http.Response) error {
