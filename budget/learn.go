@@ -85,3 +85,13 @@ func (l Learned) Ceiling() int {
 	}
 	return max(c, 1)
 }
+
+// Cap returns the input limit lowered to the ceiling when there is one:
+// no limit (0) becomes the ceiling; a limit that leaves no room (negative)
+// stays as it is.
+func (l Learned) Cap(limit int) int {
+	if c := l.Ceiling(); c > 0 && limit >= 0 && (limit == 0 || c < limit) {
+		return c
+	}
+	return limit
+}

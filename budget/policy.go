@@ -170,10 +170,7 @@ func (m Model) plan(p *Policy, learned Learned) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ceil := learned.Ceiling(); ceil > 0 && ceil < in {
-		in = ceil
-	}
-	return &Plan{Model: m, Counter: c, Limits: l, Input: in, Policy: pol, Learned: learned}, nil
+	return &Plan{Model: m, Counter: c, Limits: l, Input: learned.Cap(in), Policy: pol, Learned: learned}, nil
 }
 
 // AfterError returns the plan for a retry after the provider rejected a

@@ -132,6 +132,20 @@ func TestContentBudget(t *testing.T) {
 
 // TestLearnedCeiling: the ceiling is the largest accepted size below the
 // smallest refused one, or a geometric step below it, never above it.
+// TestLearnedCap: a limit is lowered to the ceiling, never raised; no
+// limit becomes the ceiling; no room stays no room.
+func TestLearnedCap(t *testing.T) {
+	l := Learned{Refused: 40000, Accepted: 30000}
+	for _, tc := range []struct{ limit, want int }{{0, 30000}, {50000, 30000}, {20000, 20000}, {-1, -1}} {
+		if got := l.Cap(tc.limit); got != tc.want {
+			t.Errorf("Cap(%d) = %d, want %d", tc.limit, got, tc.want)
+		}
+	}
+	if got := (Learned{}).Cap(50000); got != 50000 {
+		t.Errorf("nothing learned: Cap(50000) = %d", got)
+	}
+}
+
 func TestLearnedCeiling(t *testing.T) {
 	noNumbers := Overflow{Provider: "openai"}
 	for _, tc := range []struct {

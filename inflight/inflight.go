@@ -266,11 +266,7 @@ func (f *Fitter) learn(model string, update func(*budget.Learned)) {
 // and by the ceiling the model's answers taught; 0 for none, -1 when the
 // window leaves no room.
 func (f *Fitter) limitOf(model string, t Target, stated int) int {
-	n := t.limit(stated, f.opts.Budget)
-	if c := f.learnedOf(model).Ceiling(); c > 0 && n >= 0 && (n == 0 || c < n) {
-		n = c
-	}
-	return n
+	return f.learnedOf(model).Cap(t.limit(stated, f.opts.Budget))
 }
 
 // fitFor fits x's body for model (the client's or a backup), with window
