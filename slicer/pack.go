@@ -78,11 +78,7 @@ func (p *packer) load(i int) *loaded {
 // count is the exact count of part as rendered by the sizing renderers,
 // the prompt formats: the dearer of them.
 func (p *packer) count(part func(r *renderer) string) int {
-	n := 0
-	for _, r := range p.sizing {
-		n = max(n, p.c.Count(part(r)))
-	}
-	return n
+	return countDearest(p.c, p.sizing, part)
 }
 
 // pack fills p.views and p.maps and renders the final text within budget.

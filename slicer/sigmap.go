@@ -22,20 +22,8 @@ type mapEntry struct {
 // why. Packed as usual it had shown the first hundred lines of the most
 // central file, whatever they held, and a map of five files.
 func (p *packer) outline(cands []*ranked, pool int) error {
-	for _, r := range cands {
-		if pool < minMapEntry {
-			break
-		}
-		if len(p.ix.Files[r.file].Symbols) == 0 {
-			continue
-		}
-		m := p.mapEntry(r)
-		if m.tokens > pool {
-			continue
-		}
-		p.maps = append(p.maps, m)
-		pool -= m.tokens
-	}
+	// The map pass alone: nothing is chosen and nothing mapped yet.
+	p.addMaps(cands, map[int]int{}, pool)
 	return p.finish(nil, p.maps)
 }
 
