@@ -327,12 +327,28 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	// The limits by budget's policy (window, then reserve: flag, else the
 	// completion size stated in the error text, else config, else
 	// budget.DefaultReserve; margin: flag, else config, else 2%).
-	pol := budget.Policy{Window: window}
+	pol := b.policy(cfg, ov.Output > 0)
+	pol.Window = window
+	if p.limits, err = pol.Limits(p.model, ov); err != nil {
+		return nil, err
+	}
+	if p.limit, err = p.limits.Input(); err != nil {
+		return nil, err
+	}
+	p.note = strings.Join(notes, "; ")
+	return p, nil
+}
+
+// policy returns the reserve and margin the user chose, as budget.Policy
+// takes them: the flag, else the configuration, else 0 (the defaults). An
+// overflow error that states the output it asked for (errOutput) beats the
+// configuration's reserve: the policy takes the error's.
+func (b *budgetFlags) policy(cfg *config, errOutput bool) budget.Policy {
+	var pol budget.Policy
 	switch {
 	case b.reserve.set:
 		pol.Reserve = noReserveIfZero(b.reserve.v)
-	case ov.Output > 0:
-		// the policy takes the error's
+	case errOutput:
 	case cfg.Reserve != nil:
 		pol.Reserve = noReserveIfZero(*cfg.Reserve)
 	}
@@ -342,14 +358,7 @@ func (b *budgetFlags) plan(repoDir string, needLimit bool) (*budgetPlan, error) 
 	case cfg.Margin != nil:
 		pol.Margin = noMarginIfZero(*cfg.Margin)
 	}
-	if p.limits, err = pol.Limits(p.model, ov); err != nil {
-		return nil, err
-	}
-	if p.limit, err = p.limits.Input(); err != nil {
-		return nil, err
-	}
-	p.note = strings.Join(notes, "; ")
-	return p, nil
+	return pol
 }
 
 // noReserveIfZero maps a user's explicit 0 to budget.NoReserve (the

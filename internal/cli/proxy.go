@@ -283,21 +283,9 @@ func proxyModels(bf *budgetFlags, configFile string) (inflight.Models, error) {
 	if bf.budget.set && bf.window.set && bf.budget.v > bf.window.v {
 		return inflight.Models{}, fmt.Errorf("-budget %d exceeds the -window %d; lower -budget", bf.budget.v, bf.window.v)
 	}
-	ms := inflight.Models{Table: table, Default: name, Encoding: bf.encoding}
+	ms := inflight.Models{Table: table, Default: name, Encoding: bf.encoding, Policy: bf.policy(cfg, false)}
 	if bf.window.set {
 		ms.Policy.Window = bf.window.v
-	}
-	switch {
-	case bf.reserve.set:
-		ms.Policy.Reserve = noReserveIfZero(bf.reserve.v)
-	case cfg.Reserve != nil:
-		ms.Policy.Reserve = noReserveIfZero(*cfg.Reserve)
-	}
-	switch {
-	case bf.margin.set:
-		ms.Policy.Margin = noMarginIfZero(bf.margin.v)
-	case cfg.Margin != nil:
-		ms.Policy.Margin = noMarginIfZero(*cfg.Margin)
 	}
 	return ms, nil
 }
