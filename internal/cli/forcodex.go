@@ -18,7 +18,9 @@ func (b *budgetFlags) registerFor(fs *flag.FlagSet) {
 	fs.StringVar(&b.forClient, "for", "", "size the budget for `CLIENT` (codex: the output piped into codex exec plus Codex's own prompt and AGENTS.md chain stay under the auto-compaction limit and window of CODEX_HOME/config.toml)")
 }
 
-// validateFor rejects -for with the flags that set the budget it derives.
+// validateFor rejects -for with the flags that set the window it derives
+// the budget from. -budget N is no contradiction: it caps the budget
+// further (the smaller of the two), as it caps a model's.
 func (b *budgetFlags) validateFor() error {
 	switch b.forClient {
 	case "":
@@ -30,7 +32,7 @@ func (b *budgetFlags) validateFor() error {
 	for _, f := range []struct {
 		name string
 		set  bool
-	}{{"-budget", b.budget.set}, {"-window", b.window.set}, {"-reserve", b.reserve.set}, {"-margin", b.margin.set}, {"-from-error", b.fromError != ""}} {
+	}{{"-window", b.window.set}, {"-reserve", b.reserve.set}, {"-margin", b.margin.set}, {"-from-error", b.fromError != ""}} {
 		if f.set {
 			return fmt.Errorf("-for codex derives the budget from Codex's config; %s contradicts it: drop one of them", f.name)
 		}
@@ -105,5 +107,8 @@ func (b *budgetFlags) planForCodex(table *budget.Table) (*budgetPlan, error) {
 		return nil, err
 	}
 	p.codex, p.limit, p.limits = cp, cp.Budget, budget.Limits{Window: cp.Window}
+	if b.budget.set && b.budget.v < p.limit {
+		p.limit = b.budget.v
+	}
 	return p, nil
 }

@@ -28,8 +28,6 @@ func codexHome(t *testing.T, config string) string {
 	return h
 }
 
-// TestForCodex runs select and split with -for codex in a repository with
-// an AGENTS.md chain: the budget is codex.Budget's for the config read from
 // TestPlanForCodexCounter: the model Codex runs counts the prompt (its
 // encoding, its family's factor), an OpenAI model the table lacks counts
 // with o200k_base, and -encoding overrides both, exactly.
@@ -69,6 +67,8 @@ func TestPlanForCodexCounter(t *testing.T) {
 	}
 }
 
+// TestForCodex runs select and split with -for codex in a repository with
+// an AGENTS.md chain: the budget is codex.Budget's for the config read from
 // CODEX_HOME and the chain counted in the working directory.
 func TestForCodex(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
@@ -127,7 +127,8 @@ func TestForCodexErrors(t *testing.T) {
 		code         int
 		stderr       string
 	}{
-		{"with -budget", "", []string{"--for", "codex", "-budget", "100", "retry"}, exitUsage, "-budget contradicts it"},
+		{"with -window", "", []string{"--for", "codex", "-window", "100000", "retry"}, exitUsage, "-window contradicts it"},
+		{"-budget over the room", "model = \"gpt-5.5\"\nmodel_context_window = 16000\n", []string{"--for", "codex", "-budget", "900000", "-explain", "retry"}, exitOK, "for codex: budget "},
 		{"unknown client", "", []string{"--for", "claude", "retry"}, exitUsage, `unknown -for "claude" (known: codex)`},
 		{"no room", "model = \"gpt-5.5\"\nmodel_context_window = 8000\n", []string{"--for", "codex", "retry"}, exitNoFit, "no room for a prompt: budget -"},
 		{"malformed config", "model = = 1\n", []string{"--for", "codex", "retry"}, exitUsage, "config.toml:1:"},

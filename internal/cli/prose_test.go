@@ -151,7 +151,8 @@ func TestSelectMaxFileSize(t *testing.T) {
 
 // TestSelectWindowIsALimit: a model's window is a limit, not a target: a
 // selection with -model spends at most selectCap of it, while -budget is
-// an exact cap whatever its size (issue 63).
+// an exact cap whatever its size (issue 63); so with --for codex, where
+// -budget caps what Codex leaves.
 func TestSelectWindowIsALimit(t *testing.T) {
 	isolateConfig(t)
 	dir := t.TempDir()
@@ -173,15 +174,35 @@ func TestSelectWindowIsALimit(t *testing.T) {
 		}
 		return c.Count(s)
 	}
-	stdout, stderr, code := runBuf(t, "", "-C", dir, "-model", "gpt-5", "-explain", "retry the request body")
-	if n := count(stdout); code != exitOK || n > selectCap || n < selectCap/2 {
-		t.Errorf("-model gpt-5: exit %d, %d tokens; want at most (and near) %d; stderr:\n%.400s", code, n, selectCap, stderr)
-	}
-	if !strings.Contains(stderr, fmt.Sprintf("selection budget %d: a window is a limit", selectCap)) {
-		t.Errorf("-explain does not say why the selection stopped:\n%.400s", stderr)
-	}
-	stdout, stderr, code = runBuf(t, "", "-C", dir, "-model", "gpt-5", "-budget", "60000", "retry the request body")
-	if n := count(stdout); code != exitOK || n <= selectCap || n > 60000 {
-		t.Errorf("-budget 60000: exit %d, %d tokens; want over %d, at most 60000; stderr:\n%.400s", code, n, selectCap, stderr)
+	codexHome(t, "model = \"gpt-5.5\"\n")
+	t.Chdir(dir) // where codex exec would run
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		min, max int
+		explain  string
+	}{
+		// Without -budget, a window and what Codex leaves are limits.
+		{"-model", []string{"-model", "gpt-5", "-explain"}, selectCap / 2, selectCap,
+			fmt.Sprintf("selection budget %d: a window is a limit", selectCap)},
+		{"--for codex", []string{"--for", "codex", "-explain"}, selectCap / 2, selectCap,
+			fmt.Sprintf("selection budget %d: a window is a limit", selectCap)},
+		{"json", []string{"-model", "gpt-5", "-explain=json"}, selectCap / 2, selectCap,
+			fmt.Sprintf(`"budget_from": "selection cap %d: a window is a limit, not a target"`, selectCap)},
+		// -budget is an exact cap whatever its size, and spent.
+		{"-budget", []string{"-model", "gpt-5", "-budget", "60000", "-explain=json"}, selectCap + 1, 60000, `"budget_from": "-budget"`},
+		{"--for codex -budget", []string{"--for", "codex", "-budget", "60000"}, selectCap + 1, 60000, ""},
+		{"--for codex -budget small", []string{"--for", "codex", "-budget", "9000", "-explain"}, 4500, 9000,
+			"selection budget 9000: -budget caps what Codex leaves"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stdout, stderr, code := runBuf(t, "", append(append([]string{"-C", dir}, tc.args...), "retry the request body")...)
+			if n := count(stdout); code != exitOK || n < tc.min || n > tc.max {
+				t.Errorf("exit %d, %d tokens; want %d to %d; stderr:\n%.400s", code, n, tc.min, tc.max, stderr)
+			}
+			if !strings.Contains(stderr, tc.explain) {
+				t.Errorf("-explain does not say %q:\n%.600s", tc.explain, stderr)
+			}
+		})
 	}
 }

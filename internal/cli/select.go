@@ -22,15 +22,19 @@ import (
 )
 
 // selectCap bounds a selection whose budget comes from a model's window
-// (-model, or the configuration's model) rather than from -budget: the
-// window is a limit, not a target. Measured on the kit's two sets here
-// (2026-12-06, cobra 60 tasks, go-git 100): with only -model gpt-5 the
-// median prompt was 82k and 262k tokens; capped at 32k, every changed line
-// is in the prompt as often as with -budget 32000 (98.3% and 88.0% of
-// tasks, against 100% and 97% uncapped) at an eighth of go-git's tokens.
-// A cap chosen by the ranking's shape (16k when the best file scores far
-// above the second) lost 2–7 points of those before its median reached
-// 16k, so the cap is one number for now.
+// (-model, or the configuration's model) or from what Codex leaves (-for
+// codex) rather than from -budget: the window is a limit, not a target.
+// Measured on the kit's two sets here (2026-12-06, cobra 60 tasks, go-git
+// 100): with only -model gpt-5 the median prompt was 82k and 262k tokens;
+// capped at 32k, every changed line is in the prompt as often as with
+// -budget 32000 (98.3% and 88.0% of tasks, against 100% and 97% uncapped)
+// at an eighth of go-git's tokens. A cap chosen by the ranking's shape (16k
+// when the best file scores far above the second) lost 2–7 points of those
+// before its median reached 16k, and a prompt cut where the scores fall off
+// (files below a share of the best left out, after a floor of files or
+// tokens; or at the first steep drop) lost 2–8 points on cobra, go-git, gin
+// and ripgrep before its median reached 16k (docs/selection-evaluation.md,
+// round 44), so the cap is one number.
 const selectCap = 32000
 
 // selectSynopsis and selectHelp are the select command's help.
@@ -52,12 +56,15 @@ that starts with a dash. A task ending in words that parse as flags keeps
 them, and a note on stderr says so. The commands that take files (count,
 check, split, history) read flags anywhere: a file name is not prose.
 
-The budget: -budget N is an exact cap. A model's window (-model M, or the
-model of .ctxtrim.toml) is a limit, not a target: the selection spends at
-most 32000 tokens of it (measured: every line a change touches shown in
-88% of go-git's tasks, against 97% with gpt-5's whole 264k input, at an
-eighth of the tokens); pass -budget N to spend more. --for codex sizes to
-what Codex leaves.
+The budget: -budget N is an exact cap, and is spent: cutting the prompt
+where the ranking's scores fall off lost changed lines before it saved
+tokens (measured on four repositories' commits), so it does not stop
+early. A model's window (-model M, or the model of .ctxtrim.toml) and what
+Codex leaves (--for codex) are limits, not targets: the selection spends
+at most 32000 tokens of them (measured: every line a change touches shown
+in 88% of go-git's tasks, against 97% with gpt-5's whole 264k input, at an
+eighth of the tokens); pass -budget N to spend more, with --for codex too
+(up to what Codex leaves).
 
 Each format's text fits the budget as written. xml is one XML document:
 <context> holds the task, note and files, code holding < or & is in CDATA,
@@ -204,7 +211,7 @@ func runSelect(e *env, args []string) error {
 		fmt.Fprintf(e.stderr, "ctxtrim: %s\n", plan.note)
 	}
 	capped := false
-	if !bf.budget.set && plan.codex == nil && limit > selectCap {
+	if !bf.budget.set && limit > selectCap {
 		// A model's window is a limit, not a target.
 		limit, capped = selectCap, true
 	}
@@ -269,15 +276,18 @@ func runSelect(e *env, args []string) error {
 	case "text":
 		if plan.codex != nil {
 			fmt.Fprintf(e.stderr, "for codex: %s\n", plan.codex)
+			if bf.budget.set && limit < plan.codex.Budget {
+				fmt.Fprintf(e.stderr, "selection budget %d: -budget caps what Codex leaves\n", limit)
+			}
 		} else if l := plan.limits; l.Window > 0 {
 			fmt.Fprintf(e.stderr, "window %d: reserve %d for the reply, margin %d, input budget %d\n", l.Window, l.Reserve, l.MarginTokens(), plan.limit)
-			if capped {
-				fmt.Fprintf(e.stderr, "selection budget %d: a window is a limit, not a target (-budget N to spend more)\n", limit)
-			}
+		}
+		if capped {
+			fmt.Fprintf(e.stderr, "selection budget %d: a window is a limit, not a target (-budget N to spend more)\n", limit)
 		}
 		writeExplain(e.stderr, sel)
 	case "json":
-		writeExplainJSON(e.stderr, sel, plan.limits, plan.codex)
+		writeExplainJSON(e.stderr, sel, plan.limits, plan.codex, budgetFrom(bf.budget.set, capped, plan.codex != nil))
 	}
 	if _, err := io.WriteString(e.stdout, sel.Text); err != nil {
 		return fmt.Errorf("write output: %w", err)
@@ -346,8 +356,23 @@ func orDash(s string) string {
 	return s
 }
 
-// writeExplainJSON prints the selection's explanation as one JSON object.
-func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits, forCodex *codex.Plan) {
+// budgetFrom says, for -explain=json, where the selection's budget came
+// from: what made the selection stop where it did.
+func budgetFrom(budgetSet, capped, forCodex bool) string {
+	switch {
+	case capped:
+		return fmt.Sprintf("selection cap %d: a window is a limit, not a target", selectCap)
+	case budgetSet:
+		return "-budget"
+	case forCodex:
+		return "for codex: what Codex leaves"
+	}
+	return "the window, less the reserve and margin"
+}
+
+// writeExplainJSON prints the selection's explanation as one JSON object;
+// from is budgetFrom's.
+func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits, forCodex *codex.Plan, from string) {
 	type window struct {
 		Window  int `json:"window"`
 		Reserve int `json:"reserve"`
@@ -359,6 +384,7 @@ func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits, forCo
 	}
 	out := struct {
 		Window     *window            `json:"window,omitempty"`
+		BudgetFrom string             `json:"budget_from"`
 		Tokens     int                `json:"tokens"`
 		Breakdown  slicer.Breakdown   `json:"breakdown"`
 		Files      []slicer.Selected  `json:"files"`
@@ -370,7 +396,7 @@ func writeExplainJSON(w io.Writer, sel *slicer.Selection, l budget.Limits, forCo
 		Unmatched  []string           `json:"unmatched_include,omitempty"`
 		Outline    bool               `json:"outline,omitempty"`
 		ForCodex   *codex.Plan        `json:"for_codex,omitempty"`
-	}{win, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions, sel.Nothing, sel.UnmatchedInclude, sel.Unmatched, forCodex}
+	}{win, from, sel.Tokens, sel.Breakdown, sel.Files, sel.Map, sel.Candidates, sel.Omitted, sel.Redactions, sel.Nothing, sel.UnmatchedInclude, sel.Unmatched, forCodex}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", " ")
 	enc.Encode(out)
