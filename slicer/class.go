@@ -52,15 +52,22 @@ func classFactor(c index.Class) float64 {
 // next to the last one's) without being context for it. As documentation
 // it was shown in 284 of the kit's 1,340 prompts at 8k.
 //
-// A shell completion script without an extension (zsh's _fd, bash's
-// docker) ranks as documentation: it lists every option of a program with
-// a line of prose each, so it matched any task about options. fd's
-// contrib/completion/_fd was in the first eight files of 22 of its 60 kit
-// prompts at 8k; ranked as documentation it won 6 tasks of fd, ripgrep
-// and urfave-cli and lost none (round 40). One with an extension (rg.zsh,
-// fd.bash) stays source: counting those too lost the one kit task that
-// was about a completion script.
-func rankClass(f *index.File) index.Class {
+// A shell completion script ranks as documentation, whatever its shell:
+// it lists every option of a program with a line of prose each, so it
+// matches any task about options. Without an extension (zsh's _fd, bash's
+// docker): fd's contrib/completion/_fd was in the first eight files of 22
+// of its 60 kit prompts at 8k; ranked as documentation it won 6 tasks of
+// fd, ripgrep and urfave-cli and lost none (round 40). With one (rg.zsh,
+// fd.bash, git-completion.bash) too, since a task quoting a config's
+// flags put ripgrep's crates/core/flags/complete/rg.zsh second, above the
+// parser to fix (issue 63; round 40 had kept them source for the one kit
+// task that was about a completion script). A task about completion
+// (it says "completion" or "autocomplete") keeps them source, which won that
+// task back; the programs that write completions (complete/zsh.rs) stay
+// source anyway.
+//
+// completion: the task is about shell completion (query.completion).
+func rankClass(f *index.File, completion bool) index.Class {
 	if f.Class == index.Source && len(f.Symbols) == 0 && path.Base(f.Path) == "doc.go" {
 		return index.Doc
 	}
@@ -70,18 +77,28 @@ func rankClass(f *index.File) index.Class {
 	if f.Class == index.Source && isExample(f.Path) {
 		return index.Test
 	}
-	if f.Class == index.Source && isShellCompletion(f.Path) {
+	if f.Class == index.Source && !completion && isShellCompletion(f.Path) {
 		return index.Doc
 	}
 	return f.Class
 }
 
-// isShellCompletion reports a file without an extension under a
-// directory of shell completions (completion/, completions/, complete/,
-// autocomplete/).
+// isShellCompletion reports a shell completion script: a file without an
+// extension or with a shell's under a directory of shell completions
+// (completion/, completions/, complete/, autocomplete/), or a shell
+// script named for completion (git-completion.bash, bash_completion.sh).
 func isShellCompletion(p string) bool {
-	return path.Ext(p) == "" && underDir(p, "completion", "completions", "complete", "autocomplete")
+	ext := strings.ToLower(path.Ext(p))
+	shell := slices.Contains(shellExts, ext)
+	if (ext == "" || shell) && underDir(p, "completion", "completions", "complete", "autocomplete") {
+		return true
+	}
+	return shell && strings.Contains(strings.ToLower(path.Base(p)), "completion")
 }
+
+// shellExts are the extensions of shell scripts a completion is written
+// in: bash, zsh, fish, PowerShell, elvish, nushell, sh.
+var shellExts = []string{".bash", ".elv", ".fish", ".nu", ".ps1", ".sh", ".zsh"}
 
 // isChangelog reports a changelog by its name: CHANGELOG, CHANGES,
 // HISTORY, NEWS or RELEASE-NOTES, with or without an extension.

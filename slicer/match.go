@@ -351,7 +351,9 @@ func definitionLines(f *index.File, id identMention) (lines []int, scoped float6
 }
 
 // matchQuote: the k-th literal (a quote or a flag) is held by at most
-// maxSymbolDefiners files (mentionQuote, split among them). It points
+// maxSymbolDefiners files (mentionQuote, split among them; times
+// codeBlockWeight for one the task writes only in code blocks, as sample
+// input quotes a config's flags). It points
 // at its lines in a file that holds it on at most maxQuoteLines; one all
 // over the file (a name in backticks) is a term there (fileUnits).
 func (mt *mentionMatcher) matchQuote(k int, lit literal, stats []fileStats) {
@@ -371,7 +373,11 @@ func (mt *mentionMatcher) matchQuote(k int, lit literal, stats []fileStats) {
 				lines = append(lines, int(h.Line))
 			}
 		}
-		mt.add(i, mentionQuote/float64(len(files)), 0, lit.String())
+		w, why := 1.0, lit.String()
+		if lit.block {
+			w, why = codeBlockWeight, why+" (code block)"
+		}
+		mt.add(i, w*mentionQuote/float64(len(files)), 0, why)
 		if len(lines) <= maxQuoteLines {
 			mt.out[i].lines = append(mt.out[i].lines, lines...)
 		}

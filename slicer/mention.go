@@ -27,6 +27,11 @@ type mentions struct {
 	// digit and a letter among them), in order, at most maxNamedCommits;
 	// resolveCommits finds the files each changed.
 	Commits []commitMention
+	// blockOnly holds the quotes, and the flags as "--name", that the
+	// task writes only in its code blocks: sample input (a config
+	// snippet, a command line, a log) quotes them, and they point at the
+	// fix no more than the block's other words (codeBlockWeight).
+	blockOnly map[string]bool
 	// outside is the task without URLs and without what codeBlocks
 	// marks (blanked, line breaks kept): the text newQuery takes the
 	// words written outside code blocks from.

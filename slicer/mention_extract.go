@@ -52,6 +52,7 @@ type mentionExtractor struct {
 	// codeSpans are the backquoted strings, untrimmed: an identifier
 	// written as one is code-like.
 	codeSpans map[string]bool
+	inBlock   []bool // codeBlocks of noURL, once computed (blocks)
 }
 
 func newMentionExtractor(task string) *mentionExtractor {
@@ -65,6 +66,7 @@ func newMentionExtractor(task string) *mentionExtractor {
 		seenQuote: map[string]bool{},
 		seenIdent: map[string]int{},
 		codeSpans: map[string]bool{},
+		m:         mentions{blockOnly: map[string]bool{}},
 	}
 }
 
@@ -162,6 +164,7 @@ func (x *mentionExtractor) addPath(p string, line int, frame bool) {
 // flags finds long flags (--no-verify), each name of a brace pattern
 // (--field-{context,match}-separator) among them.
 func (x *mentionExtractor) flags() {
+	inBlock := x.blocks()
 	for _, loc := range x.re.flag.FindAllStringSubmatchIndex(x.noURL, -1) {
 		names := []string{x.noURL[loc[2]:loc[3]]}
 		switch rest := x.noURL[loc[3]:]; {
@@ -171,19 +174,37 @@ func (x *mentionExtractor) flags() {
 			continue // --x-- or --x-.: no flag's whole name
 		}
 		for _, name := range names {
-			x.addFlag(name)
+			x.addFlag(name, inBlock[loc[2]])
 		}
 	}
 }
 
 // addFlag adds a flag's name, unless it is shorter than minFlagLen, seen
-// before, or maxFlags are found.
-func (x *mentionExtractor) addFlag(name string) {
-	if len(name) < minFlagLen || x.seenFlag[name] || len(x.m.Flags) == maxFlags {
+// before, or maxFlags are found; block: this occurrence is in a code
+// block. A flag is sample input (m.blockOnly) when every occurrence is.
+func (x *mentionExtractor) addFlag(name string, block bool) {
+	if len(name) < minFlagLen || len(x.m.Flags) == maxFlags && !x.seenFlag[name] {
+		return
+	}
+	if x.seenFlag[name] {
+		if !block {
+			delete(x.m.blockOnly, "--"+name)
+		}
 		return
 	}
 	x.seenFlag[name] = true
 	x.m.Flags = append(x.m.Flags, name)
+	if block {
+		x.m.blockOnly["--"+name] = true
+	}
+}
+
+// blocks is codeBlocks of noURL, computed once.
+func (x *mentionExtractor) blocks() []bool {
+	if x.inBlock == nil {
+		x.inBlock = codeBlocks(x.noURL)
+	}
+	return x.inBlock
 }
 
 // braceFlags expands the shell brace pattern that follows a flag's first
@@ -224,8 +245,16 @@ func braceFlags(head, rest string) []string {
 // and records the backquoted ones as code spans. A flag in quotes is
 // searched as a flag, word-bounded, so it is no quote.
 func (x *mentionExtractor) quotes() {
-	for _, sm := range x.re.quote.FindAllStringSubmatch(x.task, -1) {
+	inBlock := codeBlocks(x.task) // quotes are read from the task, URLs and all
+	for _, loc := range x.re.quote.FindAllStringSubmatchIndex(x.task, -1) {
+		sm := make([]string, 4)
+		for g := 1; g < 4; g++ {
+			if loc[2*g] >= 0 {
+				sm[g] = x.task[loc[2*g]:loc[2*g+1]]
+			}
+		}
 		q := sm[1] + sm[2] + sm[3]
+		block := inBlock[loc[0]]
 		if sm[2] != "" {
 			x.codeSpans[q] = true
 		}
@@ -233,11 +262,20 @@ func (x *mentionExtractor) quotes() {
 		if n, ok := strings.CutPrefix(q, "--"); ok && x.seenFlag[n] {
 			continue
 		}
-		if len(q) < minQuoteLen || x.seenQuote[q] {
+		if len(q) < minQuoteLen {
+			continue
+		}
+		if x.seenQuote[q] {
+			if !block {
+				delete(x.m.blockOnly, q)
+			}
 			continue
 		}
 		x.seenQuote[q] = true
 		x.m.Quotes = append(x.m.Quotes, q)
+		if block {
+			x.m.blockOnly[q] = true
+		}
 	}
 }
 
@@ -245,7 +283,7 @@ func (x *mentionExtractor) quotes() {
 // and sorts them by name; it keeps the text outside code blocks in
 // m.outside.
 func (x *mentionExtractor) idents() {
-	inBlock := codeBlocks(x.noURL)
+	inBlock := x.blocks()
 	x.m.outside = blankOut(x.noURL, inBlock)
 	for _, loc := range x.re.ident.FindAllStringSubmatchIndex(x.noURL, -1) {
 		x.identToken(loc, inBlock[loc[0]])

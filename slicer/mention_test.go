@@ -1,6 +1,7 @@
 package slicer
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -362,6 +363,29 @@ func TestExtractMentionsCodeBlock(t *testing.T) {
 	for name, block := range want {
 		if b, ok := got[name]; !ok || b != block {
 			t.Errorf("%s: CodeBlock %v (found %v), want %v", name, b, ok, block)
+		}
+	}
+}
+
+// TestExtractMentionsBlockOnly: flags and quotes a task writes only in its
+// code blocks are sample input (mentions.blockOnly); written once outside,
+// they are the task's own.
+func TestExtractMentionsBlockOnly(t *testing.T) {
+	task := "A trailing comment breaks --max-columns in `APP_CONFIG_PATH`\n\n```\n--smart-case      # \"case-insensitive\"\n--max-columns=150\nrg: unrecognized flag `--smart-case`\n```\nAlso \"case-insensitive\" later; ```inline --inline-flag```."
+	m := extractMentions(task)
+	want := map[string]bool{"--smart-case": true, "--max-columns": false, "APP_CONFIG_PATH": false, "case-insensitive": false, "--inline-flag": false}
+	for k, block := range want {
+		if m.blockOnly[k] != block {
+			t.Errorf("%s: block only %v, want %v (flags %v, quotes %v)", k, m.blockOnly[k], block, m.Flags, m.Quotes)
+		}
+	}
+	if !slices.Contains(m.Flags, "smart-case") || !slices.Contains(m.Flags, "inline-flag") {
+		t.Errorf("flags %v lack smart-case or inline-flag", m.Flags)
+	}
+	lits := literals(m)
+	for _, l := range lits {
+		if want := m.blockOnly[map[bool]string{true: "--", false: ""}[l.flag]+string(l.text)]; l.block != want {
+			t.Errorf("literal %s: block %v, want %v", l, l.block, want)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package slicer
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -21,7 +22,14 @@ type query struct {
 	ident   []bool          // the term is an identifier the first line writes as code
 	weight  []float64       // 1, or variantWeight for a spelling variant the task does not write
 	block   []bool          // the term is only in the task's code blocks: codeBlockWeight in ranking files
+	// completion: the task is about shell completion (it writes
+	// "completion" or "autocomplete"), so completion scripts rank as the
+	// source they then are (rankClass).
+	completion bool
 }
+
+// completionRE finds a task about shell completion.
+var completionRE = regexp.MustCompile(`(?i)\b(?:auto-?complet\w*|completions?)\b|\bcompdef\b`)
 
 func newQuery(task string) *query {
 	q := &query{termIdx: map[string]int{}, m: extractMentions(task)}
@@ -34,6 +42,7 @@ func newQuery(task string) *query {
 	q.lits = literals(q.m)
 	q.lits = append(q.lits, siblingFlags(q.lits, titleMentions.Flags)...)
 	q.keep = flagWords(lexical)
+	q.completion = completionRE.MatchString(lexical)
 	for _, t := range terms(lexical, q.keep) {
 		counts[t]++
 	}

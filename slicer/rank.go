@@ -144,7 +144,7 @@ func rankFiles(in *rankInput) []ranked {
 	n := len(ix.Files)
 	lex := bm25(ix, q, in.stats, in.df, in.docs)
 	men := matchMentions(ix, in.lk, q, in.stats)
-	class, base := seeds(ix, lex, men)
+	class, base := seeds(ix, lex, men, q.completion)
 	mentioned := map[string]bool{}
 	for _, id := range q.m.Idents {
 		mentioned[id.Name] = true
@@ -178,12 +178,12 @@ func rankFiles(in *rankInput) []ranked {
 
 // seeds returns every file's rank class and its seed weight for the graph
 // walk and co-change: its mention and lexical hits, scaled by its class.
-func seeds(ix *index.Index, lex []float64, men map[int]*mentionTarget) (class []index.Class, base []float64) {
+func seeds(ix *index.Index, lex []float64, men map[int]*mentionTarget, completion bool) (class []index.Class, base []float64) {
 	n := len(ix.Files)
 	base = make([]float64, n)
 	class = make([]index.Class, n) // rankClass, once per file
 	for i := range base {
-		class[i] = rankClass(&ix.Files[i])
+		class[i] = rankClass(&ix.Files[i], completion)
 		m := 0.0
 		if t := men[i]; t != nil {
 			m = t.score

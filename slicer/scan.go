@@ -140,6 +140,9 @@ func scanFile(sc *termScanner, src []byte, q *query, quotes []literal) fileStats
 type literal struct {
 	text []byte // the quote, or the flag's name
 	flag bool
+	// block: the task writes it only in code blocks (mentions.blockOnly),
+	// as sample input; its mention weighs codeBlockWeight.
+	block bool
 	// of is, for a sibling flag, the new flag of the title it may stand
 	// for (siblingFlags); empty for every other literal.
 	of string
@@ -150,10 +153,10 @@ type literal struct {
 func literals(m mentions) []literal {
 	out := make([]literal, 0, len(m.Quotes)+len(m.Flags))
 	for _, s := range m.Quotes {
-		out = append(out, literal{text: []byte(s)})
+		out = append(out, literal{text: []byte(s), block: m.blockOnly[s]})
 	}
 	for _, s := range m.Flags {
-		out = append(out, literal{text: []byte(s), flag: true})
+		out = append(out, literal{text: []byte(s), flag: true, block: m.blockOnly["--"+s]})
 	}
 	return out
 }

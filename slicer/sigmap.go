@@ -37,7 +37,7 @@ func outlineOrder(ix *index.Index, include, exclude index.Patterns) []ranked {
 		if len(f.Symbols) == 0 || !inScope(include, exclude, f.Path) {
 			continue
 		}
-		c := rankClass(f)
+		c := rankClass(f, false) // no task reaches a file: none is about completion
 		out = append(out, ranked{file: i, class: c, signals: Signals{Class: classFactor(c)}})
 	}
 	sort.SliceStable(out, func(a, b int) bool {
