@@ -74,10 +74,13 @@
 //     it goes in whole when that is within its stretch, else as its best
 //     units, the first that does not fit shown as a window around its
 //     strongest line.
-//  2. Breadth: the next files as their best unit each, or whole when
-//     small, down to breadthFloor of the best.
-//  3. Map: the next files as their path and definitions.
-//  4. What is left deepens the views in rank order, then the map.
+//  2. Whole: of the first wholeRanks files that took depth, those shown
+//     as excerpts go in whole where what depth left holds them.
+//  3. Breadth: the next files as their best unit each, where it holds
+//     minBreadthWords of the task's words, or whole when small, down to
+//     breadthFloor of the best.
+//  4. Map: the next files as their path and definitions.
+//  5. What is left deepens the views in rank order, then the map.
 //
 // The best file's units go on past those the task hits (fillUnits), the
 // nearest first. A unit is shown with its doc comment and the lines a

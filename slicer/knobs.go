@@ -510,6 +510,23 @@ const (
 	// 8,000 tokens) while the best files' matching definitions stayed
 	// out. Measured on the kit's eleven sets: 2 tasks won, none lost.
 	mapShare = 0.03
+	// minBreadthWords is how many of the task's words a file's best unit
+	// must hold to be shown as breadth (a named or quoted line aside): a
+	// definition that shares one word with the task is seldom what it
+	// needs, and thirteen of them took 2,000 tokens of a cobra prompt
+	// whose second file was elided (issue 63). Measured on cobra, go-git,
+	// gin and ripgrep at 8k/16k/32k, with the whole pass: 2 tasks won (at
+	// 8k and 16k), 2 lost (at 32k, a third file's line), line recall
+	// +0.015 summed over the 12 cells.
+	minBreadthWords = 2
+	// wholeRanks is how many of the first files that take depth the whole
+	// pass (packWhole) shows whole when they fit what depth left, before
+	// breadth: ripgrep's crates/core/flags/config.rs, fifth, 176 lines,
+	// showed only its test at 8k and 16k, not parse_reader, the function
+	// to fix. Measured on the same four sets against none: 3 tasks won
+	// (cobra and ripgrep at 16k), none lost; 3 won as many, 8 won 4 and
+	// lost 1.
+	wholeRanks = 5
 	// maxCandidates is how many ranked files packing considers.
 	maxCandidates = 600
 	// minScoreShare drops candidates scoring below this share of the best:

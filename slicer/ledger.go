@@ -14,8 +14,8 @@ import "math"
 //  1. depth allots from depth; what an allotment exceeds depth by comes
 //     out of tail, then maps; what a view leaves of its allotment is
 //     spare (takeDepth);
-//  2. breadth spends free, which opens as tail + depth + spare
-//     (openBreadth);
+//  2. free opens as tail + depth + spare (openBreadth); the whole pass
+//     spends it first (spendWhole), then breadth;
 //  3. the map spends maps, and what it leaves joins free (closeMap);
 //  4. the fill spends free, and a map entry its file's view replaces is
 //     refunded to it; what is left goes back to maps (reopenMap), which
@@ -44,7 +44,7 @@ type ledger struct {
 // tokens of what they added. A map entry refunded by the fill counts
 // against maps.
 type spent struct {
-	depth, breadth, maps, fill int
+	depth, whole, breadth, maps, fill int
 }
 
 // newLedger splits the context budget c for cands, which are ranked best
@@ -114,6 +114,13 @@ func (l *ledger) takeDepth(alloc, used int) {
 func (l *ledger) openBreadth() {
 	l.free = l.tail + l.depth + l.spare
 	l.tail, l.depth, l.spare = 0, 0, 0
+}
+
+// spendWhole charges to free the n tokens a file shown whole adds to its
+// excerpts (the whole pass).
+func (l *ledger) spendWhole(n int) {
+	l.free -= n
+	l.spent.whole += n
 }
 
 // spendBreadth charges a breadth view's n tokens to free.

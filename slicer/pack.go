@@ -84,7 +84,7 @@ func (p *packer) count(part func(r *renderer) string) int {
 // pack fills p.views and p.maps and renders the final text within budget.
 // It chooses the candidates, measures the note, and runs the passes of
 // "Packing" in the package comment in order, each charging a ledger:
-// depth, breadth, the map, the fill, and the map again.
+// depth, whole, breadth, the map, the fill, and the map again.
 func (p *packer) pack(ctx context.Context, rk []ranked) error {
 	p.reset()
 	cands, twins := dropTwins(p.ix, candidates(rk))
@@ -116,6 +116,7 @@ func (p *packer) pack(ctx context.Context, rk []ranked) error {
 		return err
 	}
 	l.openBreadth()
+	p.packWhole(cands[:min(deep, wholeRanks)], l)
 	if err := p.packBreadth(ctx, cands[deep:], l); err != nil {
 		return err
 	}
@@ -229,6 +230,29 @@ func (p *packer) depthView(r, next *ranked, rel float64, alloc int, best bool, l
 		}
 	}
 	return v, alloc
+}
+
+// packWhole is the whole pass, depth over fragments: a file of cands
+// (the first wholeRanks that took depth) shown as excerpts goes in whole
+// when it fits what is free, before breadth spends that on one-definition
+// excerpts of lower files. A test, doc or config the task does not name
+// stays breadth (takesDepth).
+func (p *packer) packWhole(cands []*ranked, l *ledger) {
+	for _, r := range cands {
+		if !takesDepth(r) {
+			continue
+		}
+		for k, v := range p.views {
+			if v.rk != r || v.gran == GranWhole {
+				continue
+			}
+			if w := p.wholeIfWithin(r, v.tokens+l.free); w != nil {
+				l.spendWhole(w.tokens - v.tokens)
+				p.views[k] = w
+			}
+			break
+		}
+	}
 }
 
 // packBreadth is the breadth pass: the next files' best definition each,

@@ -481,7 +481,7 @@ func TestSelectGolden(t *testing.T) {
 	// note on what was left out.
 	for _, format := range []string{FormatMarkdown, FormatXML} {
 		t.Run("tight-"+format, func(t *testing.T) {
-			sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: 310, Format: format, ReadFile: read})
+			sel, err := Select(context.Background(), ix, task, c, &SelectOptions{Budget: 300, Format: format, ReadFile: read})
 			if err != nil {
 				t.Fatal(err)
 			}

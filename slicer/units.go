@@ -31,6 +31,9 @@ type unit struct {
 	// which it may end: each closes an import statement.
 	cuts []int
 	fill bool // not hit by the task: the rest of a file, nearest first
+	// words is how many of the task's terms the unit holds; a quote
+	// counts as two.
+	words int
 }
 
 // fileUnits returns the units of a file that the task hits, best first:
@@ -235,6 +238,10 @@ func scoreUnits(order []*unitAcc, q *query, termW []float64, syms []index.Symbol
 		u := a.u
 		s := d.score(a.tf, float64(u.r.End-u.r.Start+1), u.mention, a.quoted)
 		u.score, u.cover = s.score, s.cover
+		u.words = len(s.terms)
+		if a.quoted {
+			u.words += 2
+		}
 		// Most matched terms first, for -explain.
 		u.why = append(u.why, strongestTerms(q, termW, s.terms)...)
 		u.best = bestLine(a.line)
