@@ -27,8 +27,8 @@ import (
 // Measured on the kit's two sets here (2026-12-06, cobra 60 tasks, go-git
 // 100): with only -model gpt-5 the median prompt was 82k and 262k tokens;
 // capped at 32k, every changed line is in the prompt as often as with
-// -budget 32000 (98.3% and 88.0% of tasks, against 100% and 97% uncapped)
-// at an eighth of go-git's tokens. A cap chosen by the ranking's shape (16k
+// -budget 32000 (96.7% and 87.0% of tasks since round 44, against 100%
+// and 97% uncapped) at an eighth of go-git's tokens. A cap chosen by the ranking's shape (16k
 // when the best file scores far above the second) lost 2–7 points of those
 // before its median reached 16k, and a prompt cut where the scores fall off
 // (files below a share of the best left out, after a floor of files or
@@ -62,7 +62,7 @@ tokens (measured on four repositories' commits), so it does not stop
 early. A model's window (-model M, or the model of .ctxtrim.toml) and what
 Codex leaves (--for codex) are limits, not targets: the selection spends
 at most 32000 tokens of them (measured: every line a change touches shown
-in 88% of go-git's tasks, against 97% with gpt-5's whole 264k input, at an
+in 87% of go-git's tasks, against 97% with gpt-5's whole 264k input, at an
 eighth of the tokens); pass -budget N to spend more, with --for codex too
 (up to what Codex leaves).
 
