@@ -1207,3 +1207,36 @@ func TestWholePass(t *testing.T) {
 		})
 	}
 }
+
+// TestBreadthNeedsTwoWords: a breadth excerpt must hold minBreadthWords
+// of the task's words: a file whose best definition shares one word with
+// the task gets no breadth view, one sharing two does.
+func TestBreadthNeedsTwoWords(t *testing.T) {
+	filler := strings.Repeat("\t_ = \"alpha beta gamma delta epsilon zeta eta theta iota kappa lambda\"\n", 60)
+	files := map[string]string{
+		"top/top.go": "package top\n\n// Rewind rewinds the request body before a retry.\nfunc Rewind() {}\n",
+		"one/one.go": "package one\n\n// Body is one word.\nfunc Body() {\n" + filler + "}\n\nfunc Other() {\n" + filler + "}\n",
+		"two/two.go": "package two\n\n// Retry the body.\nfunc RetryBody() {\n" + filler + "}\n\nfunc Other() {\n" + filler + "}\n",
+	}
+	ix, read := memIndex(t, files)
+	c := testCounter(t)
+	p, rk, _, err := prepare(context.Background(), ix, "rewind the request body before a retry", c, &SelectOptions{Budget: 2500, ReadFile: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.reset()
+	for k := range rk {
+		path := ix.Files[rk[k].file].Path
+		v := p.breadthView(&rk[k], 400)
+		switch path {
+		case "one/one.go":
+			if v != nil {
+				t.Errorf("%s: breadth view %v lines %v, want none (one shared word)", path, v.gran, v.ranges)
+			}
+		case "two/two.go":
+			if v == nil || v.gran != GranDefinitions {
+				t.Errorf("%s: breadth view %+v, want excerpts (two shared words)", path, v)
+			}
+		}
+	}
+}
