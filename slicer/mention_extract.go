@@ -247,17 +247,17 @@ func braceFlags(head, rest string) []string {
 func (x *mentionExtractor) quotes() {
 	inBlock := codeBlocks(x.task) // quotes are read from the task, URLs and all
 	for _, loc := range x.re.quote.FindAllStringSubmatchIndex(x.task, -1) {
-		sm := make([]string, 4)
-		for g := 1; g < 4; g++ {
+		// One of the pattern's three groups matched: "…", `…` or '…'.
+		var q string
+		for g := 1; g <= 3; g++ {
 			if loc[2*g] >= 0 {
-				sm[g] = x.task[loc[2*g]:loc[2*g+1]]
+				q = x.task[loc[2*g]:loc[2*g+1]]
+				if g == 2 {
+					x.codeSpans[q] = true
+				}
 			}
 		}
-		q := sm[1] + sm[2] + sm[3]
 		block := inBlock[loc[0]]
-		if sm[2] != "" {
-			x.codeSpans[q] = true
-		}
 		q = strings.TrimSpace(q)
 		if n, ok := strings.CutPrefix(q, "--"); ok && x.seenFlag[n] {
 			continue

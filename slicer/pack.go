@@ -434,17 +434,17 @@ func (p *packer) page() page {
 	return page{p.views, p.maps, p.omitted(p.views, p.maps), p.notes}
 }
 
-// strong reports whether a file has a unit that the task hits (a term, a
-// quote or a named line outside its imports): only those are shown as
-// breadth, the others go to the signature map unless small enough to go
-// in whole.
+// strong reports whether a file's best unit matches the task strongly:
+// it holds minBreadthWords of the task's words, or the task points into
+// it (a name, a quote, a line). Only those are shown as breadth, the
+// others go to the signature map unless small enough to go in whole.
 func (p *packer) strong(r *ranked) bool {
 	l := p.load(r.file)
 	if l.err != nil || len(l.lines) == 0 {
 		return false
 	}
 	us := p.fileUnits(r, l)
-	return len(us) > 0
+	return len(us) > 0 && (us[0].mention || us[0].words >= minBreadthWords)
 }
 
 // chooseUnits takes units in order while their estimate fits limit; the

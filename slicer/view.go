@@ -29,17 +29,10 @@ type loaded struct {
 // breadthView returns a file's view as breadth: its best unit within
 // limit where the task hits it, else the whole file if it is that small.
 func (p *packer) breadthView(r *ranked, limit int) *view {
-	if !p.strong(r) || !p.sharesWords(r) {
+	if !p.strong(r) {
 		return p.wholeIfWithin(r, limit)
 	}
 	return p.viewWithin(r, limit, 1)
-}
-
-// sharesWords reports whether file r's best unit matches the task by
-// more than one word, or is pointed at (a name, a quote, a line).
-func (p *packer) sharesWords(r *ranked) bool {
-	us := p.fileUnits(r, p.load(r.file))
-	return len(us) > 0 && (us[0].mention || us[0].words >= minBreadthWords)
 }
 
 // endsWindowed reports whether v's last unit is shown as a window.
