@@ -110,10 +110,27 @@ func TestForCodex(t *testing.T) {
 	if !strings.Contains(stderr.String(), fmt.Sprintf("for codex: budget %d", plan.Budget)) {
 		t.Errorf("split -v lacks the plan:\n%s", stderr.String())
 	}
-	for i, part := range strings.Split(stdout.String(), unescape(defaultDelimiter)) {
+	roomParts := strings.Split(stdout.String(), unescape(defaultDelimiter))
+	for i, part := range roomParts {
 		if n := c.Count(part); n > plan.Budget {
 			t.Errorf("part %d: %d tokens > %d", i+1, n, plan.Budget)
 		}
+	}
+
+	// -budget beside it caps the parts further.
+	stdout.Reset()
+	stderr.Reset()
+	if code := Run([]string{"split", "--for", "codex", "-budget", "3000"}, strings.NewReader(big), &stdout, &stderr); code != exitOK {
+		t.Fatalf("split -budget 3000: exit %d: %s", code, stderr.String())
+	}
+	parts := strings.Split(stdout.String(), unescape(defaultDelimiter))
+	for i, part := range parts {
+		if n := c.Count(part); n > 3000 {
+			t.Errorf("split -budget 3000: part %d: %d tokens", i+1, n)
+		}
+	}
+	if len(parts) <= len(roomParts) {
+		t.Errorf("split -budget 3000: %d parts, not more than the %d within what Codex leaves (%d)", len(parts), len(roomParts), plan.Budget)
 	}
 }
 

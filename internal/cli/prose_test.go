@@ -191,7 +191,9 @@ func TestSelectWindowIsALimit(t *testing.T) {
 			fmt.Sprintf(`"budget_from": "selection cap %d: a window is a limit, not a target"`, selectCap)},
 		// -budget is an exact cap whatever its size, and spent.
 		{"-budget", []string{"-model", "gpt-5", "-budget", "60000", "-explain=json"}, selectCap + 1, 60000, `"budget_from": "-budget"`},
-		{"--for codex -budget", []string{"--for", "codex", "-budget", "60000"}, selectCap + 1, 60000, ""},
+		{"--for codex -budget", []string{"--for", "codex", "-budget", "60000", "-explain=json"}, selectCap + 1, 60000, `"budget_from": "-budget"`},
+		// A -budget over what Codex leaves does not set the budget.
+		{"--for codex -budget over the room", []string{"--for", "codex", "-budget", "9000000", "-explain=json"}, selectCap + 1, 300000, `"budget_from": "for codex: what Codex leaves"`},
 		{"--for codex -budget small", []string{"--for", "codex", "-budget", "9000", "-explain"}, 4500, 9000,
 			"selection budget 9000: -budget caps what Codex leaves"},
 	} {

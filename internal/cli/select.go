@@ -28,13 +28,13 @@ import (
 // 100): with only -model gpt-5 the median prompt was 82k and 262k tokens;
 // capped at 32k, every changed line is in the prompt as often as with
 // -budget 32000 (96.7% and 87.0% of tasks since round 44, against 100%
-// and 97% uncapped) at an eighth of go-git's tokens. A cap chosen by the ranking's shape (16k
-// when the best file scores far above the second) lost 2–7 points of those
-// before its median reached 16k, and a prompt cut where the scores fall off
-// (files below a share of the best left out, after a floor of files or
-// tokens; or at the first steep drop) lost 2–8 points on cobra, go-git, gin
-// and ripgrep before its median reached 16k (docs/selection-evaluation.md,
-// round 44), so the cap is one number.
+// and 97% uncapped) at an eighth of go-git's tokens. A cap chosen by the
+// ranking's shape (16k when the best file scores far above the second)
+// lost 2–7 points of those before its median reached 16k, and a prompt cut
+// where the scores fall off (files below a share of the best left out,
+// after a floor of files or tokens; or at the first steep drop) lost 2–8
+// points on cobra, go-git, gin and ripgrep before its median reached 16k
+// (docs/selection-evaluation.md, round 44), so the cap is one number.
 const selectCap = 32000
 
 // selectSynopsis and selectHelp are the select command's help.
@@ -215,6 +215,9 @@ func runSelect(e *env, args []string) error {
 		// A model's window is a limit, not a target.
 		limit, capped = selectCap, true
 	}
+	// byBudget: -budget set the limit; beside --for codex only when it is
+	// below what Codex leaves.
+	byBudget := bf.budget.set && (plan.codex == nil || limit < plan.codex.Budget)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	logf := e.logf(o.verbose)
@@ -276,7 +279,7 @@ func runSelect(e *env, args []string) error {
 	case "text":
 		if plan.codex != nil {
 			fmt.Fprintf(e.stderr, "for codex: %s\n", plan.codex)
-			if bf.budget.set && limit < plan.codex.Budget {
+			if byBudget {
 				fmt.Fprintf(e.stderr, "selection budget %d: -budget caps what Codex leaves\n", limit)
 			}
 		} else if l := plan.limits; l.Window > 0 {
@@ -287,7 +290,7 @@ func runSelect(e *env, args []string) error {
 		}
 		writeExplain(e.stderr, sel)
 	case "json":
-		writeExplainJSON(e.stderr, sel, plan.limits, plan.codex, budgetFrom(bf.budget.set, capped, plan.codex != nil))
+		writeExplainJSON(e.stderr, sel, plan.limits, plan.codex, budgetFrom(capped, byBudget, plan.codex != nil))
 	}
 	if _, err := io.WriteString(e.stdout, sel.Text); err != nil {
 		return fmt.Errorf("write output: %w", err)
@@ -358,11 +361,11 @@ func orDash(s string) string {
 
 // budgetFrom says, for -explain=json, where the selection's budget came
 // from: what made the selection stop where it did.
-func budgetFrom(budgetSet, capped, forCodex bool) string {
+func budgetFrom(capped, byBudget, forCodex bool) string {
 	switch {
 	case capped:
 		return fmt.Sprintf("selection cap %d: a window is a limit, not a target", selectCap)
-	case budgetSet:
+	case byBudget:
 		return "-budget"
 	case forCodex:
 		return "for codex: what Codex leaves"
