@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/ctxtrim/ctxtrim/budget"
@@ -353,22 +352,3 @@ func setField(body []byte, key string, val []byte) ([]byte, error) {
 }
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
-
-// thinkingWith returns body with thinking.budget_tokens set to n; every
-// other byte, of thinking's included, is kept.
-func thinkingWith(body []byte, n int) ([]byte, error) {
-	var h struct {
-		Thinking json.RawMessage `json:"thinking"`
-	}
-	if err := json.Unmarshal(body, &h); err != nil {
-		return nil, jsonError(body, err)
-	}
-	if len(h.Thinking) == 0 {
-		return nil, errors.New("no thinking object")
-	}
-	t, err := setField(h.Thinking, "budget_tokens", []byte(strconv.Itoa(n)))
-	if err != nil {
-		return nil, err
-	}
-	return setField(body, "thinking", t)
-}

@@ -364,24 +364,32 @@ const minThinkingBudget = 1024
 // budget becomes maxTokens − 1 (returned; 0 when nothing changed); ok is
 // false when that is below the API's minimum of 1,024.
 func lowerThinking(body []byte, maxTokens int) (out []byte, budget int, ok bool) {
+	// The body is decoded once, for its thinking object alone; the
+	// object's bytes are then both read and rewritten.
 	var h struct {
-		Thinking *struct {
-			Type         string `json:"type"`
-			BudgetTokens int    `json:"budget_tokens"`
-		} `json:"thinking"`
+		Thinking json.RawMessage `json:"thinking"`
 	}
-	if json.Unmarshal(body, &h) != nil || h.Thinking == nil || h.Thinking.Type != "enabled" || h.Thinking.BudgetTokens < maxTokens {
+	var t struct {
+		Type         string `json:"type"`
+		BudgetTokens int    `json:"budget_tokens"`
+	}
+	if json.Unmarshal(body, &h) != nil || len(h.Thinking) == 0 || json.Unmarshal(h.Thinking, &t) != nil ||
+		t.Type != "enabled" || t.BudgetTokens < maxTokens {
 		return body, 0, true
 	}
 	budget = maxTokens - 1
 	if budget < minThinkingBudget {
 		return body, 0, false
 	}
-	ms, err := thinkingWith(body, budget)
+	// Every other byte, of thinking's included, is kept.
+	th, err := setField(h.Thinking, "budget_tokens", []byte(strconv.Itoa(budget)))
 	if err != nil {
 		return body, 0, false
 	}
-	return ms, budget, true
+	if out, err = setField(body, "thinking", th); err != nil {
+		return body, 0, false
+	}
+	return out, budget, true
 }
 
 // withModel records res's body in x, with its model set to model when it
